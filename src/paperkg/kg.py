@@ -1,0 +1,201 @@
+"""The KG directory: the build pipeline end to end, its manifest, the atomic swap, and opening.
+
+A build writes everything into a temporary sibling directory and renames it into place
+only once the graph is complete and has passed SHACL, so a failed or interrupted build
+leaves the previous KG untouched.
+
+    KG_DIR/
+      manifest.json   inputs (with sha256), counts, model, parameters, timings
+      store/          Oxigraph on-disk store: the SPARQL source of truth
+      graph.json.gz   the NetworkX graph (node-link JSON)
+      rejects.jsonl   refused records with reasons (only with skip_invalid)
+      export/         kg.ttl, kg.nt, kg.jsonld, kg.graphml (written on demand)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+from collections.abc import Sequence
+from dataclasses import asdict
+from datetime import UTC, datetime
+from functools import cached_property
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+from paperkg.ingest import IngestError, Reject, read_papers
+from paperkg.progress import Reporter
+from paperkg.settings import Settings
+from paperkg.store import OxigraphStore, Store
+
+__all__ = ["BuildError", "KnowledgeGraph", "build_kg", "open_kg"]
+
+MANIFEST = "manifest.json"
+EXPORT_FORMATS = ("ttl", "nt", "jsonld", "graphml")
+
+
+class BuildError(RuntimeError):
+    """A build that cannot complete; the existing KG (if any) is left as it was."""
+
+
+def _package_version() -> str:
+    try:
+        return version("paperkg")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def build_kg(
+    inputs: Sequence[Path],
+    out: Path,
+    settings: Settings,
+    skip_invalid: bool = False,
+    reporter: Reporter | None = None,
+) -> dict[str, Any]:
+    """Ingest, extract, canonicalise, build RDF + NetworkX, validate, store, swap in.
+
+    Returns the manifest. Raises IngestError (bad input, nothing written) or BuildError.
+    """
+    from paperkg.canon import build_scheme
+    from paperkg.embed import make_embedder
+    from paperkg.extract import ExtractSettings, extract_concepts
+    from paperkg.graph import build_nx, save_graph
+    from paperkg.rdf import build_graph, validate
+
+    rep = reporter or Reporter()
+    began = time.perf_counter()
+    rep.step(f"reading {len(inputs)} input file(s)")
+    result = read_papers(inputs)
+    if result.rejects and not skip_invalid:
+        raise IngestError(result.rejects[0], more=len(result.rejects) - 1)
+    if not result.papers:
+        raise BuildError("no valid papers in the input: nothing to build")
+    papers = result.papers
+    rep.step(f"{len(papers)} papers, {len(result.rejects)} rejected")
+
+    embedder = make_embedder(settings.embedder, settings.cache)
+    ext = ExtractSettings(top_n=settings.top_n, diversity=settings.diversity)
+    extracted = extract_concepts(papers, embedder, ext, rep.stage)
+    rep.step("canonicalising concepts")
+    scheme = build_scheme(extracted)
+    rep.step(f"{len(scheme.concepts)} concepts; building RDF")
+    rdf = build_graph(papers, scheme, ext.info(embedder.name))
+    rep.step(f"{len(rdf)} triples; validating against SHACL shapes")
+    report = validate(rdf)
+    if not report.conforms:
+        raise BuildError(f"the built graph fails SHACL validation ({report.violations} "
+                         f"violation(s)):\n{report.text}")
+
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.building-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    try:
+        rep.step("writing the Oxigraph store")
+        OxigraphStore.create(tmp / "store", rdf).close()
+        rep.step("writing the NetworkX graph")
+        g = build_nx(papers, scheme)
+        save_graph(g, tmp / "graph.json.gz")
+        if result.rejects:
+            _write_rejects(tmp / "rejects.jsonl", result.rejects)
+        manifest = {
+            "paperkg_version": _package_version(),
+            "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "inputs": [{"path": str(p), "sha256": _sha256(Path(p))} for p in inputs],
+            "counts": {
+                "papers": len(papers),
+                "rejected": len(result.rejects),
+                "concepts": len(scheme.concepts),
+                "mentions": sum(len(v) for v in scheme.mentions.values()),
+                "triples": len(rdf),
+                "nx_nodes": g.number_of_nodes(),
+                "nx_edges": g.number_of_edges(),
+            },
+            "extractor": asdict(ext.info(embedder.name)),
+            "embedder": settings.embedder,
+            "timings_s": {k: round(v, 2) for k, v in rep.timings.items()},
+            "build_seconds": round(time.perf_counter() - began, 2),
+        }
+        (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+        _swap(tmp, out)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    rep.step(f"KG written to {out}")
+    return manifest
+
+
+def _write_rejects(path: Path, rejects: Sequence[Reject]) -> None:
+    with path.open("w", encoding="utf-8") as fh:
+        for r in rejects:
+            row = {"file": r.path, "line": r.line, "reason": r.reason, "record": r.raw}
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def _swap(tmp: Path, out: Path) -> None:
+    """Put the new KG in place: two renames, the old one removed only after."""
+    if out.exists() and not (out / MANIFEST).is_file():
+        raise BuildError(f"{out} exists and is not a paperkg KG directory; refusing to replace it")
+    old = out.with_name(f".{out.name}.old-{os.getpid()}")
+    if out.exists():
+        out.rename(old)
+    tmp.rename(out)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+class KnowledgeGraph:
+    """A built KG directory, opened read-only; store and graph load on first use."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        manifest = self.path / MANIFEST
+        if not manifest.is_file():
+            raise FileNotFoundError(
+                f"{self.path} is not a KG directory (no {MANIFEST}); build one with "
+                f"'paperkg build INPUT... --out {self.path}'"
+            )
+        self.manifest: dict[str, Any] = json.loads(manifest.read_text(encoding="utf-8"))
+
+    @cached_property
+    def store(self) -> Store:
+        return OxigraphStore.open(self.path / "store", read_only=True)
+
+    @cached_property
+    def graph(self) -> nx.Graph:
+        from paperkg.graph import load_graph
+
+        return load_graph(self.path / "graph.json.gz")
+
+    def export(self, fmt: str, target: Path | None = None) -> Path:
+        """Write the KG as Turtle, N-Triples, JSON-LD or GraphML; returns the file written."""
+        if fmt not in EXPORT_FORMATS:
+            raise ValueError(f"unknown export format {fmt!r}; choose one of {EXPORT_FORMATS}")
+        target = target or self.path / "export" / f"kg.{fmt}"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if fmt == "graphml":
+            from paperkg.graph import write_graphml
+
+            write_graphml(self.graph, target)
+        else:
+            store = self.store
+            assert isinstance(store, OxigraphStore)
+            store.export(target, fmt)
+        return target
+
+
+def open_kg(path: Path) -> KnowledgeGraph:
+    return KnowledgeGraph(path)

@@ -1,0 +1,170 @@
+"""The questions people ask of a built KG, as typed functions over its store and graph.
+
+Everything paper/concept-shaped goes through SPARQL on the store (the source of truth, and
+the same code will run against a remote endpoint); graph walks use the NetworkX graph.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import networkx as nx
+
+from paperkg.graph import NODE_KINDS, neighbourhood, node_key
+from paperkg.kg import KnowledgeGraph
+from paperkg.store import QueryResult
+from paperkg.vocab import SPARQL_PREFIXES, concept_iri, paper_iri
+
+__all__ = [
+    "ConceptLink",
+    "RelatedPaper",
+    "UnknownNode",
+    "concepts_of",
+    "neighbours",
+    "related",
+    "resolve_node",
+    "run_sparql",
+    "top_concepts",
+    "with_prefixes",
+]
+
+_PREFIX_DECL = re.compile(r"PREFIX\s+([A-Za-z][\w-]*)?:", re.IGNORECASE)
+
+
+class UnknownNode(LookupError):
+    """An id that names nothing in the KG; the message says how to find a valid one."""
+
+
+@dataclass(frozen=True, slots=True)
+class ConceptLink:
+    concept_id: str
+    label: str
+    score: float
+    rank: int
+    weight: float
+
+
+@dataclass(frozen=True, slots=True)
+class RelatedPaper:
+    paper_id: str
+    label: str
+    score: float
+    shared: tuple[tuple[str, float], ...]  # (concept label, weight), heaviest first
+
+
+def with_prefixes(sparql: str) -> str:
+    """Prepend the KG's standard PREFIX lines the query does not declare itself."""
+    declared = {m.group(1) or "" for m in _PREFIX_DECL.finditer(sparql)}
+    missing = [
+        line for line in SPARQL_PREFIXES.splitlines()
+        if line.split()[1].rstrip(":") not in declared
+    ]
+    return "\n".join(missing) + "\n" + sparql if missing else sparql
+
+
+def run_sparql(kg: KnowledgeGraph, sparql: str) -> QueryResult:
+    return kg.store.query(with_prefixes(sparql))
+
+
+def _paper_exists(kg: KnowledgeGraph, paper_id: str) -> None:
+    res = kg.store.query(with_prefixes(f"ASK {{ <{paper_iri(paper_id)}> a pkg:Paper }}"))
+    if not res.boolean:
+        raise UnknownNode(
+            f"no paper with id {paper_id!r} in {kg.path}; list some with: paperkg query "
+            f"--kg {kg.path} 'SELECT ?id ?label WHERE {{ ?p dcterms:identifier ?id ; "
+            f"rdfs:label ?label }} LIMIT 10'"
+        )
+
+
+def concepts_of(kg: KnowledgeGraph, paper_id: str) -> list[ConceptLink]:
+    """A paper's concepts, best first, with the extraction score of each link."""
+    _paper_exists(kg, paper_id)
+    res = run_sparql(kg, f"""
+        SELECT ?c ?label ?score ?rank ?weight WHERE {{
+          <{paper_iri(paper_id)}> pkg:hasMention ?m .
+          ?m pkg:concept ?c ; pkg:score ?score ; pkg:rank ?rank .
+          ?c skos:prefLabel ?label ; pkg:weight ?weight .
+        }} ORDER BY ?rank""")
+    return [
+        ConceptLink(_tail(c), label.value, float(score.value), int(rank.value),
+                    float(weight.value))
+        for c, label, score, rank, weight in _rows(res)
+    ]
+
+
+def related(kg: KnowledgeGraph, paper_id: str, limit: int = 10) -> list[RelatedPaper]:
+    """Papers sharing the most concepts, each shared concept counted by its rarity weight."""
+    _paper_exists(kg, paper_id)
+    res = run_sparql(kg, f"""
+        SELECT ?other ?label (SUM(?w) AS ?score)
+               (GROUP_CONCAT(CONCAT(STR(?w), "\\t", ?clabel); separator="\\n") AS ?shared)
+        WHERE {{
+          <{paper_iri(paper_id)}> pkg:mentions ?c .
+          ?other pkg:mentions ?c .
+          FILTER(?other != <{paper_iri(paper_id)}>)
+          ?c pkg:weight ?w ; skos:prefLabel ?clabel .
+          ?other rdfs:label ?label .
+        }}
+        GROUP BY ?other ?label
+        ORDER BY DESC(?score) ?other
+        LIMIT {int(limit)}""")
+    out = []
+    for other, label, score, shared in _rows(res):
+        pairs = [line.split("\t", 1) for line in shared.value.split("\n") if line]
+        ranked = sorted(((lab, float(w)) for w, lab in pairs), key=lambda x: (-x[1], x[0]))
+        out.append(RelatedPaper(_tail(other), label.value, round(float(score.value), 4),
+                                tuple(ranked)))
+    return out
+
+
+def top_concepts(kg: KnowledgeGraph, limit: int = 15) -> list[tuple[str, str, int]]:
+    """(concept id, label, paper count) of the concepts most papers mention."""
+    res = run_sparql(kg, f"""
+        SELECT ?c ?label ?n WHERE {{ ?c a skos:Concept ; skos:prefLabel ?label ;
+                                       pkg:paperCount ?n . }}
+        ORDER BY DESC(?n) ?label LIMIT {int(limit)}""")
+    return [(_tail(c), label.value, int(n.value)) for c, label, n in _rows(res)]
+
+
+def resolve_node(kg: KnowledgeGraph, text: str) -> str:
+    """A graph node key from what a person types: 'paper:ID', 'concept:slug', a bare paper
+    id, a concept slug or label, an author slug, or a full IRI."""
+    g = kg.graph
+    candidates = [text]
+    if ":" not in text or text.startswith("http"):
+        tail = text.rstrip("/").rsplit("/", 1)[-1]
+        candidates = [node_key(kind, tail) for kind in NODE_KINDS]
+        candidates.append(node_key("concept", _tail(str(concept_iri(_slug(text))))))
+    for key in candidates:
+        if key in g:
+            return key
+    label = text.casefold()
+    for node, data in g.nodes(data=True):
+        if data.get("kind") == "concept" and str(data.get("label", "")).casefold() == label:
+            return str(node)
+    raise UnknownNode(
+        f"nothing in {kg.path} is called {text!r}; use a paper id, 'concept:<slug>', "
+        f"'author:<slug>' or a concept label"
+    )
+
+
+def neighbours(kg: KnowledgeGraph, node: str, depth: int = 1, limit: int = 50) -> nx.Graph:
+    if not 1 <= depth <= 3:
+        raise ValueError(f"--depth must be 1, 2 or 3 (got {depth})")
+    return neighbourhood(kg.graph, resolve_node(kg, node), depth=depth, limit=limit)
+
+
+def _slug(text: str) -> str:
+    from paperkg.canon import concept_key, slugify
+
+    return slugify(concept_key(text))
+
+
+def _tail(term: object) -> str:
+    value = getattr(term, "value", term)
+    return str(value).rstrip("/").rsplit("/", 1)[-1]
+
+
+def _rows(res: QueryResult) -> list[tuple]:  # type: ignore[type-arg]
+    return [tuple(row) for row in res.rows]

@@ -1,0 +1,95 @@
+"""Settings, declared once with their help text, read from flags or PAPERKG_* variables.
+
+Nothing here is read at import: `Settings.from_env()` and `add_arguments()` look at the
+environment when they are called, and the resulting frozen object is passed down.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+__all__ = ["Settings", "add_arguments", "default_cache_dir"]
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "paperkg"
+
+
+def _opt(default: Any, help: str, **extra: Any) -> Any:
+    return field(default=default, metadata={"help": help, **extra})
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    kg: Path = _opt(Path("kg"), "the KG directory to build or read")
+    cache_dir: Path = _opt(
+        None, "where embeddings and derived models are cached (default ~/.cache/paperkg)"
+    )
+    embedder: str = _opt(
+        "minilm",
+        "text embedder: 'minilm' (all-MiniLM-L6-v2, best quality) or 'static' (a model2vec "
+        "distillation of it, ~100x faster, for large corpora)",
+        choices=("minilm", "static"),
+    )
+    top_n: int = _opt(10, "concepts kept per paper")
+    diversity: float = _opt(0.3, "MMR diversity, 0 (none) to 1 (most)")
+    no_cache: bool = _opt(False, "do not read or write the embedding cache")
+    debug: bool = _opt(False, "show tracebacks on errors")
+
+    @property
+    def cache(self) -> Path | None:
+        if self.no_cache:
+            return None
+        return self.cache_dir or default_cache_dir()
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        """Defaults overridden by PAPERKG_<NAME> variables (e.g. PAPERKG_EMBEDDER=static)."""
+        env = os.environ if env is None else env
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            raw = env.get(f"PAPERKG_{f.name.upper()}")
+            if raw is not None:
+                values[f.name] = _convert(f.name, raw, type(f.default) if f.default is not None
+                                          else Path)
+        return replace(cls(), **values)
+
+
+def _convert(name: str, raw: str, kind: type) -> Any:
+    try:
+        if kind is bool:
+            return raw.strip().lower() in {"1", "true", "yes", "on"}
+        return kind(raw)
+    except ValueError as err:
+        raise ValueError(f"PAPERKG_{name.upper()}={raw!r}: {err}") from err
+
+
+def add_arguments(parser: argparse.ArgumentParser, names: Iterable[str]) -> None:
+    """Add `--name` flags for the named settings; their defaults come from the environment."""
+    base = Settings.from_env()
+    by_name = {f.name: f for f in fields(Settings)}
+    for name in names:
+        f = by_name[name]
+        flag = "--" + name.replace("_", "-")
+        default = getattr(base, name)
+        meta = f.metadata
+        if isinstance(f.default, bool):
+            parser.add_argument(flag, action="store_true", default=default, help=meta["help"])
+            continue
+        kind = type(f.default) if f.default is not None else Path
+        parser.add_argument(
+            flag, type=kind, default=default, choices=meta.get("choices"),
+            help=f"{meta['help']} (env PAPERKG_{name.upper()}; default: %(default)s)",
+        )
+
+
+def from_args(args: argparse.Namespace) -> Settings:
+    base = Settings.from_env()
+    given = {f.name: getattr(args, f.name) for f in fields(Settings) if hasattr(args, f.name)}
+    return replace(base, **given)

@@ -1,0 +1,164 @@
+"""The one place IRIs are minted: base IRI, ontology namespace, standard vocabularies.
+
+Every IRI in the KG is derived from a stable id (OpenReview id or abstract hash, concept
+slug, author slug), never from a list position, so rebuilding the KG keeps links valid.
+Change `BASE` here and everything (RDF, SPARQL prefixes, parsing) follows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from typing import Final, Literal
+from urllib.parse import quote, unquote
+
+from rdflib import Namespace, URIRef
+from rdflib.namespace import DCTERMS, FOAF, OWL, PROV, RDF, RDFS, SKOS, XSD
+
+__all__ = [
+    "BASE",
+    "DCTERMS",
+    "DECISIONS",
+    "FABIO",
+    "FOAF",
+    "OWL",
+    "PKG",
+    "PREFIXES",
+    "PROV",
+    "RDF",
+    "RDFS",
+    "SCHEMA",
+    "SCHEME_IRI",
+    "SH",
+    "SKOS",
+    "SPARQL_PREFIXES",
+    "XSD",
+    "IriKind",
+    "author_iri",
+    "author_slug",
+    "concept_iri",
+    "decision_iri",
+    "extractor_iri",
+    "mention_iri",
+    "paper_iri",
+    "parameter_iri",
+    "parse_iri",
+]
+
+BASE: Final = "https://w3id.org/paperkg/"
+PKG: Final = Namespace(BASE + "ontology#")
+SCHEMA: Final = Namespace("https://schema.org/")
+FABIO: Final = Namespace("http://purl.org/spar/fabio/")
+SH: Final = Namespace("http://www.w3.org/ns/shacl#")
+
+SCHEME_IRI: Final = URIRef(BASE + "scheme/concepts")
+
+#: The decision individuals of the ontology (pkg:oral …); same names as `ingest.DECISIONS`.
+DECISIONS: Final = ("oral", "spotlight", "poster", "reject", "withdrawn", "desk_reject")
+
+#: Prefix → namespace, bound on every RDFLib graph and declared in every SPARQL query.
+PREFIXES: Final[dict[str, str]] = {
+    "pkg": str(PKG),
+    "dcterms": str(DCTERMS),
+    "skos": str(SKOS),
+    "schema": str(SCHEMA),
+    "foaf": str(FOAF),
+    "prov": str(PROV),
+    "rdfs": str(RDFS),
+    "xsd": str(XSD),
+    "rdf": str(RDF),
+    "fabio": str(FABIO),
+    "paper": BASE + "paper/",
+    "concept": BASE + "concept/",
+    "author": BASE + "author/",
+}
+
+#: The PREFIX lines every example query starts with.
+SPARQL_PREFIXES: Final = "".join(f"PREFIX {p}: <{ns}>\n" for p, ns in PREFIXES.items())
+
+IriKind = Literal["paper", "concept", "author"]
+
+_SAFE = "-._~"  # RFC 3986 unreserved punctuation; everything else in an id is %-encoded
+_PLAIN_NAME = re.compile(r"[a-z0-9]+(?: [a-z0-9]+)*")
+_PARSE = re.compile(re.escape(BASE) + r"(paper|concept|author)/([^/#?]+)")
+
+
+def _segment(value: str, what: str) -> str:
+    """One IRI path segment: refuse empties (they would collide), %-encode the rest."""
+    if not value:
+        raise ValueError(f"empty {what} id: cannot mint an IRI")
+    return quote(value, safe=_SAFE)
+
+
+def paper_iri(paper_id: str) -> URIRef:
+    """`{BASE}paper/{id}` — the id is the OpenReview id or the abstract hash."""
+    return URIRef(f"{BASE}paper/{_segment(paper_id, 'paper')}")
+
+
+def concept_iri(slug: str) -> URIRef:
+    """`{BASE}concept/{slug}` — the slug of the concept's preferred label."""
+    return URIRef(f"{BASE}concept/{_segment(slug, 'concept')}")
+
+
+def author_iri(slug: str) -> URIRef:
+    """`{BASE}author/{slug}` — pass `author_slug(name)`."""
+    return URIRef(f"{BASE}author/{_segment(slug, 'author')}")
+
+
+def mention_iri(paper_id: str, rank: int) -> URIRef:
+    """`{BASE}paper/{id}/mention/{rank}` — rank is unique within a paper."""
+    if rank < 1:
+        raise ValueError(f"mention rank must be >= 1, got {rank}")
+    return URIRef(f"{paper_iri(paper_id)}/mention/{rank}")
+
+
+def extractor_iri(name: str) -> URIRef:
+    """`{BASE}extractor/{name}` — the software agent that produced the mentions."""
+    return URIRef(f"{BASE}extractor/{_segment(name, 'extractor')}")
+
+
+def parameter_iri(extractor_name: str, key: str) -> URIRef:
+    """`{BASE}extractor/{name}/param/{key}` — one parameter of an extractor."""
+    return URIRef(f"{extractor_iri(extractor_name)}/param/{_segment(key, 'parameter')}")
+
+
+def decision_iri(name: str) -> URIRef:
+    """The ontology individual for a decision (`pkg:oral` …); unknown names are refused."""
+    if name not in DECISIONS:
+        raise ValueError(f"unknown decision {name!r}; expected one of {list(DECISIONS)}")
+    return PKG[name]
+
+
+def parse_iri(iri: str) -> tuple[IriKind, str] | None:
+    """(kind, id) for a paper, concept or author IRI of this KG; None for anything else."""
+    match = _PARSE.fullmatch(str(iri))
+    if match is None:
+        return None
+    kind: IriKind = match.group(1)  # type: ignore[assignment]
+    return kind, unquote(match.group(2))
+
+
+def _name_key(name: str) -> str:
+    """Author identity: NFC, single spaces, case-folded ("Jane DOE" is "Jane Doe")."""
+    return " ".join(unicodedata.normalize("NFC", name).split()).casefold()
+
+
+def author_slug(name: str) -> str:
+    """A stable, readable slug; a hash suffix keeps names that slug alike apart.
+
+    Names made only of ASCII letters/digits and single spaces map one-to-one onto their
+    slug ("Jane Doe" → "jane-doe"). Any other name ("José García", "Jean-Pierre Li",
+    "王芳") gets `--` plus 6 hex of its hash ("jose-garcia--1f0c2a"); a plain slug never
+    holds `--`, so the two families cannot collide. Pure function: no corpus state, so an
+    author's IRI does not change when other papers are added.
+    """
+    key = _name_key(name)
+    if not key:
+        raise ValueError("empty author name: cannot mint an IRI")
+    if _PLAIN_NAME.fullmatch(key):
+        return key.replace(" ", "-")
+    ascii_form = unicodedata.normalize("NFKD", key).encode("ascii", "ignore").decode("ascii")
+    readable = re.sub(r"[^a-z0-9]+", "-", ascii_form).strip("-") or "author"
+    digest = hashlib.sha1(key.encode("utf-8")).hexdigest()[:6]
+    return f"{readable}--{digest}"

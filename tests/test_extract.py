@@ -1,0 +1,93 @@
+"""Candidate phrases, KeyBERT-style ranking with the real MiniLM, and the embedding cache."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from paperkg.embed import CachedEmbedder, MiniLMEmbedder
+from paperkg.extract import ExtractSettings, extract_concepts, mmr
+from paperkg.ingest import read_papers
+from paperkg.text import candidates, clean_text
+
+from .conftest import DATA_FILES, seed_abstracts
+
+LATEX_ABSTRACT = (
+    r"We prove a regret bound of $O(\sqrt{T \log T})$ for contextual bandits with "
+    r"$\mathcal{H}$-smooth losses, improving on \textbf{prior} bounds by 10\%."
+)
+
+
+def _phrases(text: str) -> set[str]:
+    return {c.text.lower() for c in candidates(clean_text(text))}
+
+
+def test_candidates_never_cross_punctuation_stop_words_or_verbs() -> None:
+    first = seed_abstracts()[0]
+    phrases = _phrases(first)
+    # the fake phrases vanilla KeyBERT returns on this abstract
+    for fake in ("pt emerged promising", "input maintaining competitive", "pt emerged"):
+        assert fake not in phrases
+    assert {"prompt tuning", "dynamic prompt corruption", "soft prompts", "gsm8k"} <= phrases
+    assert all(len(p.split()) <= 4 for p in phrases)
+    assert not any(p.endswith((" of", " the", " and")) for p in phrases)
+
+
+def test_latex_is_stripped_before_candidates() -> None:
+    cleaned = clean_text(LATEX_ABSTRACT)
+    assert "$" not in cleaned and "\\" not in cleaned and "mathcal" not in cleaned
+    assert "prior" in cleaned and "10%" in cleaned
+    phrases = _phrases(LATEX_ABSTRACT)
+    assert "contextual bandits" in phrases and "regret bound" in phrases
+    assert not any(w in p for p in phrases for w in ("sqrt", "log", "mathcal"))
+
+
+@pytest.fixture(scope="module")
+def minilm() -> MiniLMEmbedder:
+    return MiniLMEmbedder()
+
+
+def test_mmr_selects_what_keybert_selects(minilm: MiniLMEmbedder) -> None:
+    keybert_mmr = pytest.importorskip("keybert._mmr").mmr
+    doc = seed_abstracts()[0]
+    words = sorted(_phrases(doc))
+    vecs = minilm.encode(words)
+    doc_vec = minilm.encode([clean_text(doc)])[0]
+    ours = [(words[i], s) for i, s in mmr(doc_vec, vecs, top_n=8, diversity=0.5)]
+    theirs = keybert_mmr(doc_vec.reshape(1, -1), vecs, words, top_n=8, diversity=0.5)
+    assert [w for w, _ in ours] == [w for w, _ in theirs]
+    assert [s for _, s in ours] == pytest.approx([s for _, s in theirs], abs=1e-3)
+
+
+def test_demo_extraction_ranks_real_concepts(minilm: MiniLMEmbedder, tmp_path: Path) -> None:
+    papers = read_papers(DATA_FILES).papers
+    cached = CachedEmbedder(minilm, tmp_path)
+    out = extract_concepts(papers, cached, ExtractSettings(top_n=10))
+    assert len(out) == 38
+    for paper in papers:
+        ranked = out[paper.id]
+        assert len(ranked) >= 5, paper.label
+        scores = [s for _, s in ranked]
+        assert scores == sorted(scores, reverse=True)
+        assert all(-1.0 <= s <= 1.0 for s in scores)
+    dpc = {label.lower() for label, _ in out[papers[0].id]}
+    assert "dynamic prompt corruption" in dpc
+    # a second run is served from the cache and gives exactly the same result
+    misses = cached.misses
+    again = extract_concepts(papers, CachedEmbedder(minilm, tmp_path), ExtractSettings(top_n=10))
+    assert again == out
+    assert misses > 0
+
+
+def test_cache_returns_identical_vectors(minilm: MiniLMEmbedder, tmp_path: Path) -> None:
+    texts = ["graph neural networks", "prompt tuning", "graph neural networks"]
+    first = CachedEmbedder(minilm, tmp_path)
+    a = first.encode(texts)
+    assert first.misses == 2 and first.hits == 1
+    second = CachedEmbedder(minilm, tmp_path)
+    b = second.encode(texts)
+    assert second.misses == 0 and second.hits == 3
+    np.testing.assert_array_equal(a, b)
+    assert np.allclose(np.linalg.norm(a, axis=1), 1.0, atol=1e-2)
