@@ -140,7 +140,8 @@ def test_bad_input_stops_the_build_and_keeps_the_old_kg(demo_kg: Path, tmp_path:
     bad.write_text(json.dumps({"id": "ok", "abstract": seed_abstracts()[0]}) + "\n{oops\n")
     proc = _cli("build", str(bad), "--out", str(demo_kg))
     assert proc.returncode == 1
-    assert proc.stderr.strip().count("\n") == 0, "one line for a person"
+    [error] = [line for line in proc.stderr.splitlines() if "error:" in line]
+    assert error.startswith("paperkg build: error: "), "one line for a person"
     assert f"{bad}:2: malformed JSON" in proc.stderr and "Traceback" not in proc.stderr
     assert (demo_kg / "manifest.json").read_text() == before, "the earlier KG is untouched"
 
@@ -174,6 +175,8 @@ def test_user_errors_are_one_line(demo_kg: Path):
     assert proc.returncode == 1 and "no paper with id 'no-such-paper'" in proc.stderr
     proc = _cli("query", "SELECT ?x WHERE { ?x ", "--kg", str(demo_kg))
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
-    assert "error" in proc.stderr.lower() and proc.stderr.strip().count("\n") == 0
+    assert proc.stderr.startswith("paperkg query: error: SPARQL syntax error: error at line 1, "
+                                  "column 22"), "the position is in the user's own text"
+    assert proc.stderr.strip().count("\n") == 0, proc.stderr
     proc = _cli("query", "SELECT * WHERE { ?s ?p ?o }", "--kg", str(demo_kg / "missing"))
     assert proc.returncode == 1 and "is not a KG directory" in proc.stderr

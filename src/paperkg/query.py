@@ -13,7 +13,7 @@ import networkx as nx
 
 from paperkg.graph import NODE_KINDS, neighbourhood, node_key
 from paperkg.kg import KnowledgeGraph
-from paperkg.store import QueryResult
+from paperkg.store import QueryError, QueryResult
 from paperkg.vocab import SPARQL_PREFIXES, concept_iri, paper_iri
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "with_prefixes",
 ]
 
+_ERROR_AT = re.compile(r"error at (\d+):(\d+)")
 _PREFIX_DECL = re.compile(r"PREFIX\s+([A-Za-z][\w-]*)?:", re.IGNORECASE)
 
 
@@ -54,17 +55,26 @@ class RelatedPaper:
 
 
 def with_prefixes(sparql: str) -> str:
-    """Prepend the KG's standard PREFIX lines the query does not declare itself."""
+    """Prepend, on one extra first line, the standard PREFIXes the query does not declare."""
     declared = {m.group(1) or "" for m in _PREFIX_DECL.finditer(sparql)}
     missing = [
         line for line in SPARQL_PREFIXES.splitlines()
         if line.split()[1].rstrip(":") not in declared
     ]
-    return "\n".join(missing) + "\n" + sparql if missing else sparql
+    return " ".join(missing) + "\n" + sparql if missing else sparql
 
 
 def run_sparql(kg: KnowledgeGraph, sparql: str) -> QueryResult:
-    return kg.store.query(with_prefixes(sparql))
+    """Run a person's query; a syntax error points at their text, in one readable line."""
+    full = with_prefixes(sparql)
+    try:
+        return kg.store.query(full)
+    except QueryError as err:
+        shift = full.count("\n") - sparql.count("\n")
+        msg = _ERROR_AT.sub(lambda m: f"error at line {int(m[1]) - shift}, column {m[2]}",
+                            str(err))
+        msg = " ".join(msg.split())
+        raise QueryError(msg if len(msg) <= 240 else msg[:239] + "…") from err
 
 
 def _paper_exists(kg: KnowledgeGraph, paper_id: str) -> None:
