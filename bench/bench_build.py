@@ -81,8 +81,8 @@ def main() -> None:
     report["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 
     kg = open_kg(kg_dir)
-    ids = [json.loads(line)["id"] for line in gzip.open(CORPUS, "rt")] if not args.limit else \
-        [json.loads(line)["id"] for line in inputs[0].open()]
+    with gzip.open(CORPUS, "rt") if not args.limit else inputs[0].open() as fh:
+        ids = [json.loads(line)["id"] for line in fh]
     rng = random.Random(7)
     sample_ids = rng.sample(ids, min(args.queries, len(ids)))
     kg.graph  # load once, as a server would  # noqa: B018

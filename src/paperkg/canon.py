@@ -122,11 +122,11 @@ def build_scheme(
         used: set[str] = set()
         for phrase, score in phrases:
             key = concept_key(phrase)
-            cid = id_of_key.get(key)
-            if cid is None or cid in used:
+            found = id_of_key.get(key)
+            if found is None or found in used:
                 continue
-            used.add(cid)
-            links.append(Mention(cid, phrase, float(score), len(links) + 1))
+            used.add(found)
+            links.append(Mention(found, phrase, float(score), len(links) + 1))
         mentions[paper_id] = links
     return ConceptScheme(concepts, mentions)
 

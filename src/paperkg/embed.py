@@ -216,8 +216,9 @@ class CachedEmbedder:
         assert self._index is not None
         self.dir.mkdir(parents=True, exist_ok=True)
         shard = len(self._shards)
-        path = self.dir / f"shard-{os.getpid()}-{shard:05d}-{hashlib.md5(b''.join(keys)).hexdigest()[:8]}.npz"
-        tmp = path.with_suffix(".tmp.npz")
+        tag = hashlib.blake2b(b"".join(keys), digest_size=4).hexdigest()
+        path = self.dir / f"shard-{os.getpid()}-{shard:05d}-{tag}.npz"
+        tmp = self.dir / f"partial-{path.name}"  # not matched by the loader's glob
         np.savez(tmp, keys=np.array(keys, dtype="S12"), vecs=vecs)
         tmp.replace(path)
         self._shards.append(vecs)

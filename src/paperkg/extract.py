@@ -98,7 +98,8 @@ def extract_concepts(
     vocab = sorted({c.text.lower() for cs in cands for c in cs})
     row_of = {phrase: i for i, phrase in enumerate(vocab)}
 
-    phrase_vecs = embedder.encode(vocab, progress("embed phrases", len(vocab)) if progress else None)
+    phrase_tick = progress("embed phrases", len(vocab)) if progress else None
+    phrase_vecs = embedder.encode(vocab, phrase_tick)
     doc_vecs = embedder.encode(docs, progress("embed abstracts", len(docs)) if progress else None)
 
     out: dict[str, Ranked] = {}

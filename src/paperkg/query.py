@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 import networkx as nx
 
 from paperkg.graph import NODE_KINDS, neighbourhood, node_key
 from paperkg.kg import KnowledgeGraph
 from paperkg.store import QueryError, QueryResult
-from paperkg.vocab import SPARQL_PREFIXES, concept_iri, paper_iri
+from paperkg.vocab import SPARQL_PREFIXES, concept_iri, paper_iri, parse_iri
 
 __all__ = [
     "ConceptLink",
@@ -172,9 +173,11 @@ def _slug(text: str) -> str:
 
 
 def _tail(term: object) -> str:
-    value = getattr(term, "value", term)
-    return str(value).rstrip("/").rsplit("/", 1)[-1]
+    """The id in one of our IRIs (percent-decoded), else the IRI's last segment."""
+    value = str(getattr(term, "value", term))
+    parsed = parse_iri(value)
+    return parsed[1] if parsed else value.rstrip("/").rsplit("/", 1)[-1]
 
 
-def _rows(res: QueryResult) -> list[tuple]:  # type: ignore[type-arg]
+def _rows(res: QueryResult) -> list[tuple[Any, ...]]:
     return [tuple(row) for row in res.rows]

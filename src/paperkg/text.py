@@ -21,57 +21,60 @@ MAX_WORDS = 4
 
 _FUNCTION_WORDS = frozenset("""
 a about above across after afterwards again against all almost alone along already also although
-always am among amongst an and another any anyhow anyone anything anyway anywhere are around as at
-be became because become becomes becoming been before beforehand behind being below beside besides
-between beyond both but by can cannot could did do does doing done down during each eg e.g either
-else elsewhere enough especially etc even ever every everyone everything everywhere except few for
-former formerly from further furthermore had has have having he hence her here hereby herein hers
-herself him himself his how however i ie i.e if in inc indeed into is it its itself just least less
-many may me meanwhile might mine more moreover most mostly much must my myself namely neither never
-nevertheless next no nobody none noone nor not nothing now nowhere of off often on once one only onto
-or other others otherwise our ours ourselves out over own per perhaps rather same seem seemed seeming
-seems several she should since so some somehow someone something sometime sometimes somewhat somewhere
-still such than that the their theirs them themselves then thence there thereafter thereby therefore
-therein thereupon these they this those though through throughout thus to together too toward towards
-two three four five six seven eight nine ten under until up upon us very via vs versus was we well
-were what whatever when whence whenever where whereas whereby wherein whereupon wherever whether which
-while who whoever whole whom whose why will with within without would yet you your yours yourself
-let lets let's can't won't don't doesn't isn't aren't wasn't it's we're they're thereof
+always am among amongst an and another any anyhow anyone anything anyway anywhere are around as
+at be became because become becomes becoming been before beforehand behind being below beside
+besides between beyond both but by can cannot could did do does doing done down during each eg
+e.g either else elsewhere enough especially etc even ever every everyone everything everywhere
+except few for former formerly from further furthermore had has have having he hence her here
+hereby herein hers herself him himself his how however i ie i.e if in inc indeed into is it its
+itself just least less many may me meanwhile might mine more moreover most mostly much must my
+myself namely neither never nevertheless next no nobody none noone nor not nothing now nowhere
+of off often on once one only onto or other others otherwise our ours ourselves out over own per
+perhaps rather same seem seemed seeming seems several she should since so some somehow someone
+something sometime sometimes somewhat somewhere still such than that the their theirs them
+themselves then thence there thereafter thereby therefore therein thereupon these they this
+those though through throughout thus to together too toward towards two three four five six
+seven eight nine ten under until up upon us very via vs versus was we well were what whatever
+when whence whenever where whereas whereby wherein whereupon wherever whether which while who
+whoever whole whom whose why will with within without would yet you your yours yourself let lets
+let's can't won't don't doesn't isn't aren't wasn't it's we're they're thereof
 """.split())
 
 # Evaluative and generic modifiers: they start many spans but never name a concept.
 _GENERIC_MODIFIERS = frozenset("""
 novel new various different existing extensive promising competitive significant effective
 superior comprehensive remarkable substantial strong simple key crucial critical important
-challenging impressive great good better best specific particular certain additional previous prior
-recent current traditional conventional typical common overall original possible similar entire
-diverse numerous multiple unique broad wide primary main major minor notable fundamental essential
-first second third last final initial underlying like able due many much several whole such
-considerable notably significantly clear easy difficult hard efficient powerful popular practical
-theoretical empirical experimental rich desirable favorable limited natural? vast increasing growing
-widespread emerging prominent leading improved enhanced optimal suboptimal proposed resulting given
-respective corresponding relevant necessary sufficient successful accurate fast slow small large
-huge tiny big higher lower high low better worse more less full free open fewer latter former
-state-of-the-art well-known well-established well-studied so-called
+challenging impressive great good better best specific particular certain additional previous
+prior recent current traditional conventional typical common overall original possible similar
+entire diverse numerous multiple unique broad wide primary main major minor notable fundamental
+essential first second third last final initial underlying like able due many much several whole
+such considerable notably significantly clear easy difficult hard efficient powerful popular
+practical theoretical empirical experimental rich desirable favorable limited natural? vast
+increasing growing widespread emerging prominent leading improved enhanced optimal suboptimal
+proposed resulting given respective corresponding relevant necessary sufficient successful
+accurate fast slow small large huge tiny big higher lower high low better worse more less full
+free open fewer latter former state-of-the-art well-known well-established well-studied so-
+called
 """.replace("?", "").split())
 
 # Verbs whose forms split phrases; their -ing/-ed forms rarely head a concept.
 _VERBS = """
-achieve address affect allow append argue assume attain avoid become boost capture compare consider
-contain demonstrate derive describe determine develop enable enhance ensure establish evaluate exhibit
-explore extend facilitate fail find follow give highlight identify illustrate improve include
-incorporate increase indicate integrate introduce investigate involve leverage maintain make mitigate
-motivate observe obtain offer outperform overcome perform present preserve produce propose prove
-provide reach reduce refer remain require reveal rely seek serve show solve suffer suggest surpass take
-tend utilize validate emerge appear employ exploit conduct confirm define depend exceed examine
-explain express extract focus hinder hold keep lack lead lie limit need outline overlook pose
-possess raise receive recognize regard remove replace report result satisfy select share signify
-struggle study support adopt apply aim attempt benefit build combine design help measure use yield
-optimize degrade interfere adjust call dub seek name term ignore
+achieve address affect allow append argue assume attain avoid become boost capture compare
+consider contain demonstrate derive describe determine develop enable enhance ensure establish
+evaluate exhibit explore extend facilitate fail find follow give highlight identify illustrate
+improve include incorporate increase indicate integrate introduce investigate involve leverage
+maintain make mitigate motivate observe obtain offer outperform overcome perform present
+preserve produce propose prove provide reach reduce refer remain require reveal rely seek serve
+show solve suffer suggest surpass take tend utilize validate emerge appear employ exploit
+conduct confirm define depend exceed examine explain express extract focus hinder hold keep lack
+lead lie limit need outline overlook pose possess raise receive recognize regard remove replace
+report result satisfy select share signify struggle study support adopt apply aim attempt
+benefit build combine design help measure use yield optimize degrade interfere adjust call dub
+seek name term ignore
 """.split()
 _AMBIGUOUS_BASE = frozenset("""
-attempt benefit build combine design focus help lack limit measure need result share study support
-use yield report hold lead aim apply name term
+attempt benefit build combine design focus help lack limit measure need result share study
+support use yield report hold lead aim apply name term
 """.split())
 
 
@@ -102,20 +105,21 @@ _BREAK_WORDS = _FUNCTION_WORDS | _GENERIC_MODIFIERS | _VERB_FORMS
 
 # A single word that is only ever a generic noun in an abstract: not a concept on its own.
 _GENERIC_NOUNS = frozenset("""
-approach approaches method methods framework frameworks paper papers work works model models result
-results performance problem problems task tasks data experiment experiments study studies analysis
-effectiveness improvement improvements way ways number set sets ability abilities capability
-capabilities issue issues challenge challenges process processes system systems technique techniques
-strategy strategies solution solutions setting settings scenario scenarios baseline baselines state
-art field fields domain domains application applications quality information insight insights finding
-findings term terms aspect aspects case cases type types form forms level levels range order time
-times need gap impact influence role effect effects evidence example examples instance instances
-property properties value values variety implementation component components end goal goals
-researcher researchers community practice practices idea ideas fact manner means lot part parts
-point points question questions reason reasons respect factor factors step steps stage stages
-mechanism mechanisms module modules design designs function functions amount amounts degree
-cost costs size sizes benchmark benchmarks dataset datasets code understanding tool tools
-complex soft hard standard input output
+approach approaches method methods framework frameworks paper papers work works model models
+result results performance problem problems task tasks data experiment experiments study studies
+analysis effectiveness improvement improvements way ways number set sets ability abilities
+capability capabilities issue issues challenge challenges process processes system systems
+technique techniques strategy strategies solution solutions setting settings scenario scenarios
+baseline baselines state art field fields domain domains application applications quality
+information insight insights finding findings term terms aspect aspects case cases type types
+form forms level levels range order time times need gap impact influence role effect effects
+evidence example examples instance instances property properties value values variety
+implementation component components end goal goals researcher researchers community practice
+practices idea ideas fact manner means lot part parts point points question questions reason
+reasons respect factor factors step steps stage stages mechanism mechanisms module modules
+design designs function functions amount amounts degree cost costs size sizes benchmark
+benchmarks dataset datasets code understanding tool tools complex soft hard standard input
+output
 """.split())
 
 # Suffix rules stand in for the lexicon on words it does not know (most technical words).
@@ -143,7 +147,9 @@ _TOKEN_RE = re.compile(
     r"[A-Za-z0-9][A-Za-z0-9+]*(?:[-'’.][A-Za-z0-9+]+)*|\S", re.UNICODE
 )
 _MATH_RE = re.compile(r"\$\$.*?\$\$|\$[^$]*\$|\\\(.*?\\\)|\\\[.*?\\\]", re.DOTALL)
-_TEXT_CMD_RE = re.compile(r"\\(?:text\w*|emph|mathrm|mathbf|mathit|mathtt|operatorname)\s*\{([^{}]*)\}")
+_TEXT_CMD_RE = re.compile(
+    r"\\(?:text\w*|emph|mathrm|mathbf|mathit|mathtt|operatorname)\s*\{([^{}]*)\}"
+)
 _CMD_RE = re.compile(r"\\[A-Za-z]+\*?")
 _URL_RE = re.compile(r"\b(?:https?://|www\.)\S+", re.IGNORECASE)
 BREAK = " ; "
