@@ -190,7 +190,7 @@ def _breaks(tok: str) -> bool:
     low = tok.lower().replace("’", "'")
     if low in _BREAK_WORDS or low.endswith(("'s", "'")):
         return True
-    if re.fullmatch(r"[0-9.,%]+|[0-9]+(?:st|nd|rd|th|x|k|m|b)?", low):
+    if re.fullmatch(r"[0-9][0-9.,]*(?:%|[kmbt]|x|st|nd|rd|th)?|[0-9.,%]+", low):
         return True
     if len(low) > 4 and low.endswith("ly"):
         return low not in {"family", "anomaly", "assembly", "supply", "early", "monopoly"}
@@ -217,7 +217,9 @@ def _noun_like_end(tok: str) -> bool:
     low = tok.lower()
     if low in _ING_NOUNS or low.endswith("ing") and len(low) > 5:
         return True  # a gerund ends a noun phrase ("prompt tuning"); single words: see below
-    if _HYPHEN_ADJ.search(low) or low.endswith("ed") and not low.endswith("eed"):
+    if low in {"offline", "online"} or _HYPHEN_ADJ.search(low):
+        return False
+    if low.endswith("ed") and not low.endswith("eed"):
         return False
     pos = _pos(low)
     if pos:
@@ -243,27 +245,46 @@ def _valid_span(words: list[str]) -> bool:
 
 
 def candidates(text: str, max_words: int = MAX_WORDS) -> list[Candidate]:
-    """Distinct candidate phrases of a cleaned abstract, in order of first appearance."""
+    """Distinct candidate phrases of a cleaned abstract, in order of first appearance.
+
+    English noun phrases are head-final, so a candidate is a tail of a run of content words
+    (after trailing non-nouns are trimmed): "trainable continuous prompt vectors" gives
+    "prompt vectors" and "continuous prompt vectors" but not "continuous prompt".
+    """
     seen: dict[str, tuple[int, int, str]] = {}
     for start, run in _runs(tokens(text)):
-        for i in range(len(run)):
-            for j in range(i + 1, min(i + max_words, len(run)) + 1):
-                words = run[i:j]
-                if not _valid_span(words):
-                    continue
-                phrase = " ".join(words)
-                key = phrase.lower()
-                pos, count, form = seen.get(key, (start + i, 0, phrase))
-                seen[key] = (pos, count + 1, form)
+        end = len(run)
+        while end and not _noun_like_end(run[end - 1]):
+            end -= 1
+        for i in range(max(0, end - max_words), end):
+            words = run[i:end]
+            if not _valid_span(words):
+                continue
+            phrase = " ".join(words)
+            key = phrase.lower()
+            pos, count, form = seen.get(key, (start + i, 0, phrase))
+            seen[key] = (pos, count + 1, form)
     return [Candidate(form, pos, count) for pos, count, form in seen.values()]
 
 
+_VERB_CONTEXT = frozenset("the a an this these that those its their our his her it them both each"
+                          " such more".split())
+
+
 def _runs(toks: list[str]) -> Iterator[tuple[int, list[str]]]:
-    """Maximal runs of content words, with the token index where each starts."""
+    """Maximal runs of content words, with the token index where each starts.
+
+    A noun/verb homograph ending in -s right before a determiner is read as a verb:
+    "the model breaks the curse" splits at "breaks".
+    """
     run: list[str] = []
     start = 0
     for idx, tok in enumerate(toks):
-        if _breaks(tok):
+        nxt = toks[idx + 1].lower() if idx + 1 < len(toks) else ""
+        low = tok.lower()
+        verb_here = (nxt in _VERB_CONTEXT and low.endswith("s") and len(low) > 3
+                     and "VERB" in _pos(low))
+        if _breaks(tok) or verb_here:
             if run:
                 yield start, run
             run = []
