@@ -61,6 +61,10 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("-o", "--output", type=Path, help="file to write (default KG_DIR/export/)")
     add_arguments(c, ("kg", "debug"))
 
+    c = sub.add_parser("serve", help="serve the KG over HTTP: SPARQL endpoint, JSON API, pages")
+    add_arguments(c, ("kg", "host", "port", "deadline", "row_cap", "query_workers",
+                      "cors_origins", "debug"))
+
     c = sub.add_parser("extract", help="ranked concepts per record, as JSON Lines")
     c.add_argument("input", type=Path, help=".jsonl[.gz] with id, abstract and optional title")
     c.add_argument("--out", type=Path, required=True, help="FILE.jsonl to write")

@@ -16,12 +16,13 @@ from paperkg.settings import Settings
 __all__ = ["format_table"]
 
 DEMO_QUERY = """\
-# papers that share concepts with the paper proposing DPC, most shared first
-SELECT ?other ?label (COUNT(?c) AS ?shared) WHERE {
+# papers sharing concepts with the paper that proposes DPC, and what they share
+SELECT ?other ?label (COUNT(?c) AS ?shared) (GROUP_CONCAT(?cl; separator=", ") AS ?concepts)
+WHERE {
   ?p rdfs:label "DPC" ; pkg:mentions ?c .
-  ?other pkg:mentions ?c ; rdfs:label ?label .
+  ?other pkg:mentions ?c ; rdfs:label ?label . ?c skos:prefLabel ?cl .
   FILTER(?other != ?p)
-} GROUP BY ?other ?label ORDER BY DESC(?shared) LIMIT 5"""
+} GROUP BY ?other ?label ORDER BY DESC(?shared) ?other LIMIT 5"""
 
 
 def format_table(header: Sequence[str], rows: Sequence[Sequence[Any]], width: int = 60) -> str:
@@ -73,8 +74,10 @@ def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
     print(f"\nExample query (paperkg query --kg {args.out} '...'):\n{DEMO_QUERY}\n")
     res = run_sparql(kg, DEMO_QUERY)
     print(res.to_table())
-    print(f"\nNext: paperkg related <paper-id> --kg {args.out}   |   paperkg concepts "
-          f"<paper-id> --kg {args.out}")
+    ids = run_sparql(kg, 'SELECT ?id WHERE { ?p rdfs:label "DPC" ; dcterms:identifier ?id }')
+    example = ids.rows[0][0].value if ids.rows else "<paper-id>"
+    print(f"\nNext: paperkg related {example} --kg {args.out}\n      paperkg concepts {example} "
+          f"--kg {args.out}\n      paperkg neighbours {example} --depth 2 --kg {args.out}")
     return 0
 
 
@@ -175,4 +178,18 @@ def cmd_extract(args: argparse.Namespace, settings: Settings) -> int:
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
     print(f"wrote {len(result.papers)} records to {args.out}"
           + (f" ({len(result.rejects)} skipped)" if result.rejects else ""))
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+    """Start the HTTP service; the server package (FastAPI) is imported only here."""
+    open_kg(settings.kg)  # a missing KG is a one-line error, before anything starts
+    try:
+        import server
+    except ImportError as err:
+        raise FileNotFoundError(
+            f"the HTTP service is not installed ({err.name} missing): "
+            "pip install -e '.[server]'"
+        ) from None
+    server.run(settings)
     return 0

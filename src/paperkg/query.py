@@ -22,6 +22,7 @@ __all__ = [
     "RelatedPaper",
     "UnknownNode",
     "concepts_of",
+    "explain_query_error",
     "neighbours",
     "related",
     "resolve_node",
@@ -72,10 +73,15 @@ def run_sparql(kg: KnowledgeGraph, sparql: str) -> QueryResult:
         return kg.store.query(full)
     except QueryError as err:
         shift = full.count("\n") - sparql.count("\n")
-        msg = _ERROR_AT.sub(lambda m: f"error at line {int(m[1]) - shift}, column {m[2]}",
-                            str(err))
-        msg = " ".join(msg.split())
-        raise QueryError(msg if len(msg) <= 240 else msg[:239] + "…") from err
+        raise QueryError(explain_query_error(str(err), shift)) from err
+
+
+def explain_query_error(message: str, shift: int = 0) -> str:
+    """The store's error message pointing at the person's text: `shift` is the number of
+    lines `with_prefixes` added; one line, at most 240 characters."""
+    msg = _ERROR_AT.sub(lambda m: f"error at line {int(m[1]) - shift}, column {m[2]}", message)
+    msg = " ".join(msg.split())
+    return msg if len(msg) <= 240 else msg[:239] + "…"
 
 
 def _paper_exists(kg: KnowledgeGraph, paper_id: str) -> None:

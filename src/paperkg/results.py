@@ -10,26 +10,31 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Literal
+from xml.sax.saxutils import escape, quoteattr
 
 from paperkg.vocab import PREFIXES
 
-__all__ = ["QueryKind", "QueryResult", "Term", "TermKind"]
+__all__ = ["FORMATS", "QueryKind", "QueryResult", "Term", "TermKind"]
 
 TermKind = Literal["iri", "literal", "bnode", "triple"]
 QueryKind = Literal["select", "ask", "graph"]
 
 _XSD = "http://www.w3.org/2001/XMLSchema#"
 _XSD_STRING = _XSD + "string"
-_RDF_LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
 _INTEGER_TYPES = frozenset(_XSD + t for t in (
     "integer", "int", "long", "short", "byte", "nonNegativeInteger", "positiveInteger",
     "nonPositiveInteger", "negativeInteger", "unsignedLong", "unsignedInt", "unsignedShort",
     "unsignedByte",
 ))
 _FLOAT_TYPES = frozenset((_XSD + "double", _XSD + "float"))
+_RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+_PN_LOCAL = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+_XML_NS = "http://www.w3.org/2005/sparql-results#"
 _ESCAPES = str.maketrans({"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"})
 
 
@@ -104,6 +109,42 @@ class Term:
             out["datatype"] = self.datatype
         return out
 
+    def to_xml(self) -> str:
+        """The SPARQL 1.1 Query Results XML encoding of this term."""
+        if self.kind == "literal":
+            attr = ""
+            if self.lang:
+                attr = f" xml:lang={quoteattr(self.lang)}"
+            elif self.datatype and self.datatype != _XSD_STRING:
+                attr = f" datatype={quoteattr(self.datatype)}"
+            return f"<literal{attr}>{escape(self.value)}</literal>"
+        tag = {"iri": "uri", "bnode": "bnode"}.get(self.kind, "triple")
+        return f"<{tag}>{escape(self.value)}</{tag}>"
+
+    def turtle(self) -> str:
+        """Turtle syntax: like n3() but IRIs compacted with the KG prefixes where valid."""
+        if self.kind == "iri":
+            if self.value == _RDF_TYPE:
+                return "a"
+            for prefix, ns in PREFIXES.items():
+                local = self.value[len(ns):]
+                if self.value.startswith(ns) and _PN_LOCAL.fullmatch(local):
+                    return f"{prefix}:{local}"
+        return self.n3()
+
+    def to_jsonld(self) -> dict[str, str]:
+        """An expanded JSON-LD value or node reference."""
+        if self.kind == "iri":
+            return {"@id": self.value}
+        if self.kind == "bnode":
+            return {"@id": f"_:{self.value}"}
+        out = {"@value": self.value}
+        if self.lang:
+            out["@language"] = self.lang
+        elif self.datatype and self.datatype != _XSD_STRING:
+            out["@type"] = self.datatype
+        return out
+
 
 Row = tuple[Term | None, ...]
 _GRAPH_VARS = ["subject", "predicate", "object"]
@@ -123,6 +164,7 @@ class QueryResult:
     rows: list[Row] = field(default_factory=list)
     boolean: bool | None = None
     triples: list[tuple[Term, Term, Term]] = field(default_factory=list)
+    truncated: bool = False  # True when a row cap cut the answer short
 
     def __len__(self) -> int:
         return len(self.triples) if self.kind == "graph" else len(self.rows)
@@ -135,6 +177,58 @@ class QueryResult:
     def to_ntriples(self) -> str:
         """CONSTRUCT/DESCRIBE triples as N-Triples (one per line)."""
         return "".join(f"{s.n3()} {p.n3()} {o.n3()} .\n" for s, p, o in self.triples)
+
+    def to_turtle(self) -> str:
+        """CONSTRUCT/DESCRIBE triples as Turtle, grouped by subject, with the KG prefixes."""
+        lines = [f"@prefix {p}: <{ns}> ." for p, ns in PREFIXES.items()]
+        by_subject: dict[Term, list[str]] = {}
+        for s, p, o in self.triples:
+            by_subject.setdefault(s, []).append(f"{p.turtle()} {o.turtle()}")
+        for s, pairs in by_subject.items():
+            lines.append(f"\n{s.turtle()}\n    " + " ;\n    ".join(pairs) + " .")
+        return "\n".join(lines) + "\n"
+
+    def to_jsonld(self) -> str:
+        """CONSTRUCT/DESCRIBE triples as expanded JSON-LD (one node object per subject)."""
+        nodes: dict[str, dict[str, object]] = {}
+        for s, p, o in self.triples:
+            sid = s.to_jsonld()["@id"] if s.kind != "literal" else s.value
+            node = nodes.setdefault(sid, {"@id": sid})
+            if p.value == _RDF_TYPE and o.kind in ("iri", "bnode"):
+                types = node.setdefault("@type", [])
+                assert isinstance(types, list)
+                types.append(o.to_jsonld()["@id"])
+            else:
+                values = node.setdefault(p.value, [])
+                assert isinstance(values, list)
+                values.append(o.to_jsonld())
+        return json.dumps(list(nodes.values()), ensure_ascii=False)
+
+    def to_xml(self) -> str:
+        """SPARQL 1.1 Query Results XML (a graph result as subject/predicate/object)."""
+        out = ['<?xml version="1.0" encoding="utf-8"?>', f'<sparql xmlns="{_XML_NS}">']
+        if self.kind == "ask":
+            out += ["<head/>", f"<boolean>{str(bool(self.boolean)).lower()}</boolean>"]
+        else:
+            names, rows = self._table()
+            out.append("<head>" + "".join(f"<variable name={quoteattr(n)}/>" for n in names)
+                       + "</head>")
+            out.append("<results>")
+            for row in rows:
+                cells = "".join(f"<binding name={quoteattr(n)}>{t.to_xml()}</binding>"
+                                for n, t in zip(names, row, strict=True) if t)
+                out.append(f"<result>{cells}</result>")
+            out.append("</results>")
+        out.append("</sparql>")
+        return "\n".join(out) + "\n"
+
+    def serialize(self, fmt: str) -> str:
+        """The answer in one of FORMATS (json, xml, csv, tsv for tables; ttl, nt, jsonld
+        for graphs); ValueError for anything else."""
+        writer = FORMATS.get(fmt)
+        if writer is None:
+            raise ValueError(f"unknown result format {fmt!r}; choose one of {list(FORMATS)}")
+        return writer(self)
 
     def to_json(self) -> str:
         """SPARQL 1.1 Query Results JSON (a graph result as subject/predicate/object)."""
@@ -183,6 +277,18 @@ class QueryResult:
         noun = "triple" if self.kind == "graph" else "row"
         footer = f"({len(rows)} {noun}{'' if len(rows) == 1 else 's'})"
         return "\n".join([line, rule, *body, footer])
+
+
+#: Result format name → serialiser.
+FORMATS: dict[str, Callable[[QueryResult], str]] = {
+    "json": QueryResult.to_json,
+    "xml": QueryResult.to_xml,
+    "csv": QueryResult.to_csv,
+    "tsv": QueryResult.to_tsv,
+    "ttl": QueryResult.to_turtle,
+    "nt": QueryResult.to_ntriples,
+    "jsonld": QueryResult.to_jsonld,
+}
 
 
 def _csv_value(term: Term) -> str:

@@ -41,12 +41,28 @@ class Settings:
     diversity: float = _opt(0.3, "MMR diversity, 0 (none) to 1 (most)")
     no_cache: bool = _opt(False, "do not read or write the embedding cache")
     debug: bool = _opt(False, "show tracebacks on errors")
+    host: str = _opt("127.0.0.1", "address the HTTP service listens on")
+    port: int = _opt(8000, "port the HTTP service listens on")
+    deadline: float = _opt(
+        10.0, "seconds a SPARQL query may run before it is stopped and answered with 503"
+    )
+    row_cap: int = _opt(10_000, "most rows (or triples) one SPARQL answer returns")
+    query_workers: int = _opt(
+        2, "worker processes answering SPARQL (a query past its deadline kills its worker)"
+    )
+    cors_origins: str = _opt(
+        "", "comma-separated origins allowed to call the service from a browser ('*' = any)"
+    )
 
     @property
     def cache(self) -> Path | None:
         if self.no_cache:
             return None
         return self.cache_dir or default_cache_dir()
+
+    @property
+    def cors_origin_list(self) -> list[str]:
+        return [o.strip() for o in self.cors_origins.split(",") if o.strip()]
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:

@@ -11,6 +11,7 @@ import io
 import os
 import re
 from collections.abc import Iterable, Iterator
+from itertools import islice
 from pathlib import Path
 from types import TracebackType
 from typing import Final, Protocol, runtime_checkable
@@ -185,6 +186,11 @@ class _ChunkReader(io.RawIOBase):
 # ---------------------------------------------------------------- Oxigraph
 
 
+def _cap(max_rows: int | None) -> int | None:
+    """Read one row past the cap, so a cut answer can be told from an exact fit."""
+    return None if max_rows is None else max_rows + 1
+
+
 class OxigraphStore:
     """An on-disk Oxigraph store holding the KG in its default graph."""
 
@@ -226,8 +232,12 @@ class OxigraphStore:
             raise RuntimeError(f"the store at {self.path} is closed")
         return self._inner
 
-    def query(self, sparql: str) -> QueryResult:
-        """Run a read query over the default graph (union of all graphs)."""
+    def query(self, sparql: str, max_rows: int | None = None) -> QueryResult:
+        """Run a read query over the default graph (union of all graphs).
+
+        With `max_rows`, stop reading after that many rows/triples (Oxigraph streams
+        solutions, so a huge answer is never built) and mark the result `truncated`.
+        """
         _screen(sparql, self.allow_service)
         try:
             answer = self._store.query(sparql, use_default_graph_as_union=True)
@@ -238,11 +248,14 @@ class OxigraphStore:
         if isinstance(answer, ox.QuerySolutions):
             names = [v.value for v in answer.variables]
             width = range(len(names))
-            rows = [tuple(_term(solution[i]) for i in width) for solution in answer]
-            return QueryResult("select", variables=names, rows=rows)
+            rows = [tuple(_term(solution[i]) for i in width)
+                    for solution in islice(answer, _cap(max_rows))]
+            cut = max_rows is not None and len(rows) > max_rows
+            return QueryResult("select", variables=names, rows=rows[:max_rows], truncated=cut)
         triples = [(_required(t.subject), _required(t.predicate), _required(t.object))
-                   for t in answer]
-        return QueryResult("graph", triples=triples)
+                   for t in islice(answer, _cap(max_rows))]
+        cut = max_rows is not None and len(triples) > max_rows
+        return QueryResult("graph", triples=triples[:max_rows], truncated=cut)
 
     def triple_count(self) -> int:
         return len(self._store)

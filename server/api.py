@@ -1,0 +1,142 @@
+"""The JSON API: neighbourhoods, related papers, a concept's papers, search.
+
+Answers come from the in-memory indexes (`paperkg.search.CorpusIndex`) and the NetworkX
+graph, not from SPARQL, so they cost microseconds to milliseconds; handlers doing more
+than a dictionary lookup are plain `def` so they run off the event loop.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Path, Query
+from fastapi.responses import Response
+
+from paperkg.graph import neighbourhood
+from paperkg.query import UnknownNode, resolve_node
+from paperkg.search import ConceptInfo, PaperInfo
+from paperkg.vocab import author_iri, concept_iri, paper_iri
+from server.context import Context, get_context
+from server.errors import ApiError
+
+__all__ = ["node_json", "router"]
+
+router = APIRouter(prefix="/api", tags=["api"])
+Ctx = Annotated[Context, Depends(get_context)]
+NODE_TYPES = ("paper", "concept", "author", "method", "dataset", "task", "metric")
+_CONCEPT_TYPES = {"method": "Method", "dataset": "Dataset", "task": "Task", "metric": "Metric"}
+_IRI = {"paper": paper_iri, "concept": concept_iri, "author": author_iri}
+_PAGE = {"paper": "/papers/", "concept": "/concepts/"}
+
+
+def ok(doc: object) -> Response:
+    return Response(json.dumps(doc, ensure_ascii=False), media_type="application/json")
+
+
+def paper_json(p: PaperInfo) -> dict[str, Any]:
+    return {"id": p.id, "iri": str(paper_iri(p.id)), "label": p.label, "title": p.title,
+            "decision": p.decision, "url": p.url, "authors": list(p.authors),
+            "page": f"/papers/{p.id}"}
+
+
+def concept_json(c: ConceptInfo) -> dict[str, Any]:
+    return {"id": c.id, "iri": str(concept_iri(c.id)), "label": c.label,
+            "alt_labels": list(c.alt_labels), "types": list(c.types),
+            "paper_count": c.paper_count, "weight": c.weight, "page": f"/concepts/{c.id}"}
+
+
+def node_json(key: str, data: dict[str, Any], ctx: Context) -> dict[str, Any]:
+    kind, _, ident = key.partition(":")
+    out: dict[str, Any] = {"id": key, "kind": kind, "label": data.get("label", ident),
+                           "iri": str(_IRI[kind](ident)) if kind in _IRI else None}
+    if kind in _PAGE:
+        out["page"] = _PAGE[kind] + ident
+    if kind == "concept" and ident in ctx.index.concepts:
+        c = ctx.index.concepts[ident]
+        out.update(types=list(c.types), paper_count=c.paper_count, weight=c.weight)
+    elif kind == "paper":
+        out["decision"] = data.get("decision", "")
+    return out
+
+
+@router.get("/papers/{paper_id}", summary="a paper with its ranked concepts")
+async def paper(paper_id: str, ctx: Ctx) -> Response:
+    p = ctx.index.paper(paper_id)
+    concepts = [{**concept_json(ctx.index.concepts[cid]), "score": score, "rank": rank}
+                for cid, score, rank in ctx.index.mentions.get(p.id, ())]
+    return ok({**paper_json(p), "abstract": p.abstract, "concepts": concepts})
+
+
+@router.get("/papers/{paper_id}/related",
+            summary="papers sharing concepts, ranked by the weight of what they share")
+async def related(paper_id: str, ctx: Ctx,
+                  limit: Annotated[int, Query(ge=1, le=200)] = 10) -> Response:
+    rows = ctx.index.related(paper_id, limit)
+    return ok({"paper": paper_id, "related": [
+        {**paper_json(ctx.index.papers[r.paper_id]), "score": r.score,
+         "shared": [{"concept": c, "weight": w} for c, w in r.shared]} for r in rows]})
+
+
+@router.get("/concepts/{concept_id}", summary="a concept with its labels and counts")
+async def concept(concept_id: str, ctx: Ctx) -> Response:
+    return ok(concept_json(ctx.index.concept(concept_id)))
+
+
+@router.get("/concepts/{concept_id}/papers", summary="the papers mentioning a concept")
+async def concept_papers(concept_id: str, ctx: Ctx,
+                         limit: Annotated[int, Query(ge=1, le=500)] = 50,
+                         offset: Annotated[int, Query(ge=0)] = 0) -> Response:
+    c = ctx.index.concept(concept_id)
+    links = ctx.index.concept_papers.get(c.id, [])
+    page = [{**paper_json(ctx.index.papers[p]), "score": s}
+            for p, s in links[offset: offset + limit]]
+    return ok({"concept": concept_json(c), "total": len(links), "offset": offset,
+               "limit": limit, "papers": page})
+
+
+@router.get("/nodes/{node_id}/neighbours",
+            summary="nodes and edges within `depth` hops of a paper, concept or author")
+def neighbours(
+    ctx: Ctx,
+    node_id: Annotated[str, Path(description="paper id, paper:ID, concept:slug, author:slug "
+                                             "or a concept label")],
+    depth: Annotated[int, Query(ge=1, le=3)] = 1,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 50,
+    types: Annotated[str | None, Query(description="comma-separated: " +
+                                       ", ".join(NODE_TYPES))] = None,
+) -> Response:
+    wanted = [t.strip().lower() for t in (types or "").split(",") if t.strip()]
+    bad = [t for t in wanted if t not in NODE_TYPES]
+    if bad:
+        raise ApiError(400, f"unknown type(s) {bad}; choose from {list(NODE_TYPES)}")
+    try:
+        start = resolve_node(ctx.kg, node_id)
+    except UnknownNode as err:
+        raise ApiError(404, str(err).replace(str(ctx.kg.path), "the KG")) from None
+    subtypes = {_CONCEPT_TYPES[t] for t in wanted if t in _CONCEPT_TYPES}
+    kinds = {("concept" if t in _CONCEPT_TYPES else t) for t in wanted} or None
+    sub = neighbourhood(ctx.kg.graph, start, depth=depth, limit=limit, kinds=kinds)
+    nodes = [node_json(n, d, ctx) for n, d in sub.nodes(data=True)]
+    if subtypes and "concept" not in wanted:
+        nodes = [n for n in nodes if n["id"] == start or n["kind"] != "concept"
+                 or subtypes & set(n.get("types", ()))]
+    keep = {n["id"] for n in nodes}
+    edges = [{"source": a, "target": b, "kind": d.get("kind"), "score": d.get("score"),
+              "rank": d.get("rank")}
+             for a, b, d in sub.edges(data=True) if a in keep and b in keep]
+    return ok({"center": start, "depth": depth, "nodes": nodes, "edges": edges})
+
+
+@router.get("/search", summary="ranked full-text search over papers and concepts")
+def search(
+    ctx: Ctx,
+    q: Annotated[str, Query(min_length=1, max_length=500, description="words to find")],
+    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+    offset: Annotated[int, Query(ge=0)] = 0,
+    kind: Annotated[str | None, Query(pattern="^(paper|concept)$")] = None,
+) -> Response:
+    total, hits = ctx.index.search(q, limit, offset, [kind] if kind else None)
+    return ok({"query": q, "total": total, "offset": offset, "limit": limit, "hits": [
+        {"kind": h.kind, "id": h.id, "label": h.label, "score": h.score,
+         "snippet": h.snippet, "page": _PAGE[h.kind] + h.id} for h in hits]})

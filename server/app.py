@@ -1,0 +1,91 @@
+"""The FastAPI application: wiring, startup (KG, indexes, query workers), health, VoID.
+
+`create_app(settings)` builds an app for one KG; `serve(settings)` runs it with uvicorn.
+Startup loads the KG once: the NetworkX graph and the search index live in this process,
+SPARQL runs in the worker pool (see `server.pool`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import Depends, FastAPI, Request
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.responses import Response
+
+from paperkg import __version__
+from paperkg.kg import open_kg
+from paperkg.search import CorpusIndex
+from paperkg.settings import Settings
+from server import api, pages, sparql
+from server.context import Context, get_context
+from server.errors import install_handlers
+from server.pool import QueryPool
+from server.void import void_graph
+
+__all__ = ["create_app", "serve"]
+
+
+def create_app(settings: Settings) -> FastAPI:
+    """An app serving the KG at `settings.kg`; it opens it when the app starts."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        kg = open_kg(Path(settings.kg))
+        index = await asyncio.to_thread(CorpusIndex.from_store, kg.store)
+        await asyncio.to_thread(lambda: kg.graph)  # load the NetworkX graph now, not later
+        pool = QueryPool(str(kg.path / "store"), settings.query_workers, settings.deadline)
+        await pool.start()
+        app.state.ctx = Context(settings, kg, index, pool)
+        try:
+            yield
+        finally:
+            await pool.close()
+
+    app = FastAPI(
+        title="paperkg",
+        version=__version__,
+        description="A knowledge graph of research papers and the concepts they share: a "
+                    "SPARQL 1.1 endpoint, a JSON API and HTML pages. Read-only.",
+        lifespan=lifespan,
+    )
+    if settings.cors_origin_list:
+        app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origin_list,
+                           allow_methods=["GET", "POST"], allow_headers=["*"])
+    install_handlers(app)
+    app.include_router(sparql.router)
+    app.include_router(api.router)
+    app.include_router(pages.router)
+
+    @app.get("/healthz", tags=["service"], summary="liveness and readiness")
+    def healthz(ctx: Context = Depends(get_context)) -> dict[str, object]:
+        return {"status": "ok", "version": __version__, "papers": len(ctx.index.papers),
+                "concepts": len(ctx.index.concepts), "query_workers_idle": ctx.pool.ready,
+                "queries_killed": ctx.pool.killed,
+                "uptime_s": round(time.time() - ctx.started, 1)}
+
+    @app.get("/.well-known/void", tags=["service"],
+             summary="VoID description of the dataset and SPARQL service description")
+    def void(request: Request, format: str | None = None,
+             ctx: Context = Depends(get_context)) -> Response:
+        base = str(request.base_url).rstrip("/")
+        return sparql.graph_response(void_graph(ctx, base), request, format)
+
+    return app
+
+
+def serve(settings: Settings) -> None:
+    """Run the service in the foreground (what `paperkg serve` does)."""
+    import uvicorn
+
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    print(f"paperkg: serving {settings.kg} on http://{settings.host}:{settings.port}/ "
+          f"(deadline {settings.deadline:g} s, row cap {settings.row_cap}, "
+          f"{settings.query_workers} query workers)", flush=True)
+    uvicorn.run(create_app(settings), host=settings.host, port=settings.port,
+                log_level="debug" if settings.debug else "warning", access_log=settings.debug)

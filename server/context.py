@@ -1,0 +1,29 @@
+"""What every request handler shares: settings, the open KG, its indexes, the query pool."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from fastapi import Request
+
+from paperkg.kg import KnowledgeGraph
+from paperkg.search import CorpusIndex
+from paperkg.settings import Settings
+from server.pool import QueryPool
+
+__all__ = ["Context", "get_context"]
+
+
+@dataclass(slots=True)
+class Context:
+    settings: Settings
+    kg: KnowledgeGraph
+    index: CorpusIndex
+    pool: QueryPool
+    started: float = field(default_factory=time.time)
+
+
+def get_context(request: Request) -> Context:
+    ctx: Context = request.app.state.ctx
+    return ctx

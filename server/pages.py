@@ -1,0 +1,92 @@
+"""HTML pages: home (search box, corpus statistics, one-click example queries), search
+results, a paper, a concept. Plain server-rendered HTML, readable without JavaScript;
+Jinja autoescaping escapes every title, abstract and label."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import HTMLResponse
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+from server.context import Context, get_context
+
+__all__ = ["EXAMPLES", "render", "router"]
+
+router = APIRouter(tags=["pages"], include_in_schema=False)
+Ctx = Annotated[Context, Depends(get_context)]
+_ENV = Environment(loader=FileSystemLoader(Path(__file__).parent / "templates"),
+                   autoescape=select_autoescape(default=True, default_for_string=True))
+_ENV.filters["sparql_link"] = lambda q: "/sparql?" + urlencode({"query": q, "format": "html"})
+PAGE_SIZE = 20
+
+EXAMPLES: list[tuple[str, str]] = [
+    ("Top concepts by number of papers", """SELECT ?concept ?label ?papers WHERE {
+  ?concept a skos:Concept ; skos:prefLabel ?label ; pkg:paperCount ?papers .
+} ORDER BY DESC(?papers) LIMIT 20"""),
+    ("Concept pairs that occur together most", """SELECT ?a ?b (COUNT(?p) AS ?papers) WHERE {
+  ?p pkg:mentions ?x , ?y . ?x skos:prefLabel ?a . ?y skos:prefLabel ?b .
+  FILTER(STR(?x) < STR(?y))
+} GROUP BY ?a ?b ORDER BY DESC(?papers) LIMIT 20"""),
+    ("Papers with their top-ranked concept", """SELECT ?paper ?label ?concept ?score WHERE {
+  ?paper a pkg:Paper ; rdfs:label ?label ; pkg:hasMention ?m .
+  ?m pkg:rank 1 ; pkg:score ?score ; pkg:concept/skos:prefLabel ?concept .
+} ORDER BY DESC(?score) LIMIT 20"""),
+    ("How the concepts were extracted (model and parameters)", """SELECT ?x ?model ?name ?value WHERE {
+  ?x a pkg:Extractor ; pkg:model ?model ; pkg:parameter ?param .
+  ?param pkg:name ?name ; pkg:value ?value .
+}"""),
+    ("Everything about one concept, as RDF", """DESCRIBE ?c WHERE {
+  ?c a skos:Concept ; pkg:paperCount ?n .
+} ORDER BY DESC(?n) LIMIT 1"""),
+]
+
+
+def render(request: Request, template: str, status: int = 200, **values: Any) -> HTMLResponse:
+    html = _ENV.get_template(template).render(request=request, **values)
+    return HTMLResponse(html, status_code=status)
+
+
+@router.get("/", response_class=HTMLResponse)
+async def home(request: Request, ctx: Ctx) -> HTMLResponse:
+    counts = ctx.kg.manifest.get("counts", {})
+    top = sorted(ctx.index.concepts.values(), key=lambda c: (-c.paper_count, c.label))[:15]
+    return render(request, "home.html", counts=counts, top=top, examples=EXAMPLES,
+                  built_at=ctx.kg.manifest.get("built_at", ""))
+
+
+@router.get("/search", response_class=HTMLResponse)
+def search_page(request: Request, ctx: Ctx, q: str = "",
+                page: Annotated[int, Query(ge=1, le=1000)] = 1) -> HTMLResponse:
+    total, hits = ctx.index.search(q, PAGE_SIZE, (page - 1) * PAGE_SIZE) if q else (0, [])
+    pages = (total + PAGE_SIZE - 1) // PAGE_SIZE
+    return render(request, "search.html", q=q, total=total, hits=hits, page=page, pages=pages)
+
+
+@router.get("/papers/{paper_id}", response_class=HTMLResponse)
+async def paper_page(request: Request, paper_id: str, ctx: Ctx) -> HTMLResponse:
+    p = ctx.index.paper(paper_id)
+    concepts = [(ctx.index.concepts[cid], score, rank)
+                for cid, score, rank in ctx.index.mentions.get(p.id, ())]
+    related = ctx.index.related(p.id, 10)
+    describe = f"DESCRIBE paper:{p.id}" if p.id.isalnum() else f"DESCRIBE <{_iri(p.id)}>"
+    return render(request, "paper.html", p=p, concepts=concepts, related=related,
+                  describe=describe)
+
+
+@router.get("/concepts/{concept_id}", response_class=HTMLResponse)
+async def concept_page(request: Request, concept_id: str, ctx: Ctx) -> HTMLResponse:
+    c = ctx.index.concept(concept_id)
+    papers = [(ctx.index.papers[pid], score)
+              for pid, score in ctx.index.concept_papers.get(c.id, [])[:100]]
+    return render(request, "concept.html", c=c, papers=papers,
+                  describe=f"DESCRIBE <{_iri(c.id, 'concept')}>")
+
+
+def _iri(ident: str, kind: str = "paper") -> str:
+    from paperkg.vocab import concept_iri, paper_iri
+
+    return str(concept_iri(ident) if kind == "concept" else paper_iri(ident))

@@ -1,0 +1,266 @@
+"""In-memory indexes over a built KG: full-text search, related papers, a concept's papers.
+
+The store stays the source of truth: the index is read from it once (a handful of SPARQL
+queries) and then answers the interactive paths without a query per request, so a server
+can serve them in well under a millisecond of work. `related()` ranks exactly like
+`paperkg.query.related` (the sum of the IDF weights of the shared concepts).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from array import array
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from paperkg.query import RelatedPaper, UnknownNode, with_prefixes
+from paperkg.store import Store
+from paperkg.vocab import parse_iri
+
+__all__ = ["ConceptInfo", "CorpusIndex", "Hit", "PaperInfo", "tokens"]
+
+HitKind = Literal["paper", "concept"]
+_WORD = re.compile(r"[^\W_]+")
+_STOP = frozenset(
+    "a an and are as at be by for from in into is it of on or that the this to we with via "
+    "our its their which these those than then".split()
+)
+# field boosts: a word in a title or a concept's label says more than one in an abstract
+_PAPER_FIELDS = (("title", 3.0), ("label", 2.0), ("abstract", 1.0))
+_CONCEPT_PREF, _CONCEPT_ALT = 3.0, 2.0
+
+
+def tokens(text: str) -> list[str]:
+    """Search terms: NFKC, case-folded words, stop words dropped, plural 's' trimmed."""
+    words = _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
+    return [_stem(w) for w in words if w not in _STOP]
+
+
+def _stem(word: str) -> str:
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+@dataclass(frozen=True, slots=True)
+class PaperInfo:
+    id: str
+    label: str
+    title: str = ""
+    abstract: str = ""
+    decision: str = ""
+    url: str = ""
+    authors: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ConceptInfo:
+    id: str
+    label: str
+    alt_labels: tuple[str, ...] = ()
+    paper_count: int = 0
+    weight: float = 0.0
+    types: tuple[str, ...] = ()  # ontology classes beyond skos:Concept (Method, Dataset…)
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    kind: HitKind
+    id: str
+    label: str
+    score: float
+    snippet: str = ""
+
+
+@dataclass(slots=True)
+class CorpusIndex:
+    """Papers, concepts and their links, plus an inverted index over their text."""
+
+    papers: dict[str, PaperInfo] = field(default_factory=dict)
+    concepts: dict[str, ConceptInfo] = field(default_factory=dict)
+    #: paper id → [(concept id, score, rank)], best rank first
+    mentions: dict[str, list[tuple[str, float, int]]] = field(default_factory=dict)
+    #: concept id → [(paper id, score)], highest score first
+    concept_papers: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
+    _docs: list[tuple[HitKind, str]] = field(default_factory=list)
+    _postings: dict[str, tuple[array[int], array[float]]] = field(default_factory=dict)
+
+    # ------------------------------------------------------------------ loading
+
+    @classmethod
+    def from_store(cls, store: Store) -> CorpusIndex:
+        """Read papers, concepts and mentions from the store and index their text."""
+        index = cls()
+        index._load(store)
+        index._build()
+        return index
+
+    def _load(self, store: Store) -> None:
+        def rows(sparql: str) -> Iterable[tuple[str, ...]]:
+            res = store.query(with_prefixes(sparql))
+            for row in res.rows:
+                yield tuple("" if t is None else t.value for t in row)
+
+        authors: dict[str, list[str]] = defaultdict(list)
+        for p, name in rows("SELECT ?p ?n WHERE { ?p dcterms:creator ?a . ?a foaf:name ?n }"):
+            authors[p].append(name)
+        for p, ident, label, title, abstract, decision, url in rows("""
+            SELECT ?p ?id ?label ?title ?abstract ?decision ?url WHERE {
+              ?p a pkg:Paper ; dcterms:identifier ?id ; rdfs:label ?label ;
+                 dcterms:abstract ?abstract .
+              OPTIONAL { ?p dcterms:title ?title } OPTIONAL { ?p pkg:decision ?decision }
+              OPTIONAL { ?p schema:url ?url } }"""):
+            self.papers[ident] = PaperInfo(ident, label, title, abstract,
+                                           decision.rsplit("#", 1)[-1], url,
+                                           tuple(sorted(authors.get(p, ()))))
+        alts: dict[str, list[str]] = defaultdict(list)
+        for c, alt in rows("SELECT ?c ?alt WHERE { ?c a skos:Concept ; skos:altLabel ?alt }"):
+            alts[c].append(alt)
+        types: dict[str, list[str]] = defaultdict(list)
+        for c, t in rows("SELECT ?c ?t WHERE { ?c a skos:Concept , ?t . "
+                         "FILTER(?t != skos:Concept) }"):
+            types[c].append(t.rsplit("#", 1)[-1].rsplit("/", 1)[-1])
+        for c, label, n, w in rows("""
+            SELECT ?c ?label ?n ?w WHERE { ?c a skos:Concept ; skos:prefLabel ?label ;
+                                          pkg:paperCount ?n ; pkg:weight ?w }"""):
+            cid = _id(c)
+            self.concepts[cid] = ConceptInfo(cid, label, tuple(sorted(alts.get(c, ()))),
+                                             int(n), float(w), tuple(sorted(types.get(c, ()))))
+        for p, c, score, rank in rows("""
+            SELECT ?p ?c ?score ?rank WHERE { ?p pkg:hasMention ?m .
+              ?m pkg:concept ?c ; pkg:score ?score ; pkg:rank ?rank }"""):
+            pid, cid = _id(p), _id(c)
+            self.mentions.setdefault(pid, []).append((cid, float(score), int(rank)))
+            self.concept_papers.setdefault(cid, []).append((pid, float(score)))
+        for links in self.mentions.values():
+            links.sort(key=lambda x: x[2])
+        for papers in self.concept_papers.values():
+            papers.sort(key=lambda x: (-x[1], x[0]))
+
+    def _build(self) -> None:
+        postings: dict[str, tuple[array[int], array[float]]] = {}
+
+        def add(doc: int, weighted: Counter[str]) -> None:
+            for term, w in weighted.items():
+                docs, weights = postings.setdefault(term, (array("i"), array("f")))
+                docs.append(doc)
+                weights.append(w)
+
+        for paper in self.papers.values():
+            weighted: Counter[str] = Counter()
+            for name, boost in _PAPER_FIELDS:
+                for term, tf in Counter(tokens(getattr(paper, name))).items():
+                    weighted[term] = max(weighted[term], boost * (1.0 + math.log(tf)))
+            self._docs.append(("paper", paper.id))
+            add(len(self._docs) - 1, weighted)
+        for concept in self.concepts.values():
+            weighted = Counter({t: _CONCEPT_ALT for a in concept.alt_labels for t in tokens(a)})
+            weighted.update({t: _CONCEPT_PREF for t in tokens(concept.label)})
+            self._docs.append(("concept", concept.id))
+            add(len(self._docs) - 1, weighted)
+        self._postings = postings
+
+    # ------------------------------------------------------------------ questions
+
+    def paper(self, paper_id: str) -> PaperInfo:
+        try:
+            return self.papers[paper_id]
+        except KeyError:
+            raise UnknownNode(f"no paper with id {paper_id!r}; find one with /api/search"
+                              ) from None
+
+    def concept(self, concept_id: str) -> ConceptInfo:
+        key = concept_id.removeprefix("concept:")
+        try:
+            return self.concepts[key]
+        except KeyError:
+            raise UnknownNode(f"no concept with id {concept_id!r}; find one with /api/search"
+                              ) from None
+
+    def related(self, paper_id: str, limit: int = 10) -> list[RelatedPaper]:
+        """Papers sharing concepts with `paper_id`, scored by the sum of the shared
+        concepts' weights (rare concepts count more); ties broken by id."""
+        self.paper(paper_id)
+        scores: dict[str, float] = defaultdict(float)
+        shared: dict[str, list[tuple[str, float]]] = defaultdict(list)
+        for cid, _, _ in self.mentions.get(paper_id, ()):
+            concept = self.concepts[cid]
+            for other, _ in self.concept_papers.get(cid, ()):
+                if other != paper_id:
+                    scores[other] += concept.weight
+                    shared[other].append((concept.label, concept.weight))
+        best = sorted(scores, key=lambda p: (-scores[p], p))[: max(limit, 0)]
+        return [
+            RelatedPaper(p, self.papers[p].label, round(scores[p], 4),
+                         tuple(sorted(shared[p], key=lambda x: (-x[1], x[0]))))
+            for p in best
+        ]
+
+    def search(self, query: str, limit: int = 20, offset: int = 0,
+               kinds: Iterable[str] | None = None) -> tuple[int, list[Hit]]:
+        """(total hits, one page of hits), best first. Documents holding every query term
+        rank above those holding only some; within a tier, by tf-idf with field boosts."""
+        allowed = set(kinds) if kinds else {"paper", "concept"}
+        terms = list(dict.fromkeys(tokens(query)))
+        if not terms:
+            return 0, []
+        n_docs = len(self._docs)
+        scores: dict[int, float] = defaultdict(float)
+        matched: Counter[int] = Counter()
+        for term in terms:
+            docs, weights = self._postings.get(term, (array("i"), array("f")))
+            if not docs:
+                continue
+            idf = math.log(1.0 + n_docs / len(docs))
+            for doc, w in zip(docs, weights, strict=True):
+                scores[doc] += w * idf
+                matched[doc] += 1
+        phrase = " ".join(query.casefold().split())
+        ranked: list[tuple[int, float, int]] = []
+        for doc, score in scores.items():
+            kind, ident = self._docs[doc]
+            if kind not in allowed:
+                continue
+            if phrase and phrase in self._label(kind, ident).casefold():
+                score *= 1.5
+            ranked.append((matched[doc], score, doc))
+        ranked.sort(key=lambda x: (-x[0], -x[1], x[2]))
+        page = ranked[offset: offset + max(limit, 0)]
+        return len(ranked), [self._hit(doc, score, terms) for _, score, doc in page]
+
+    def _label(self, kind: str, ident: str) -> str:
+        if kind == "paper":
+            paper = self.papers[ident]
+            return paper.title or paper.label
+        return self.concepts[ident].label
+
+    def _hit(self, doc: int, score: float, terms: list[str]) -> Hit:
+        kind, ident = self._docs[doc]
+        if kind == "concept":
+            c = self.concepts[ident]
+            snippet = "; ".join(c.alt_labels[:5])
+            return Hit("concept", ident, c.label, round(score, 4), snippet)
+        return Hit("paper", ident, self._label(kind, ident), round(score, 4),
+                   _snippet(self.papers[ident].abstract, terms))
+
+
+def _snippet(text: str, terms: list[str], width: int = 220) -> str:
+    """A window of `text` around the first query term found in it."""
+    words = text.split()
+    start = 0
+    for i, word in enumerate(words):
+        if any(t in tokens(word) for t in terms):
+            start = max(0, i - 8)
+            break
+    out = " ".join(words[start:])
+    out = ("… " if start else "") + out
+    return out if len(out) <= width else out[: width - 1].rstrip() + "…"
+
+
+def _id(iri: str) -> str:
+    parsed = parse_iri(iri)
+    return parsed[1] if parsed else iri.rstrip("/").rsplit("/", 1)[-1]
