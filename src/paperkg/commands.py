@@ -75,7 +75,8 @@ def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
     res = run_sparql(kg, DEMO_QUERY)
     print(res.to_table())
     ids = run_sparql(kg, 'SELECT ?id WHERE { ?p rdfs:label "DPC" ; dcterms:identifier ?id }')
-    example = ids.rows[0][0].value if ids.rows else "<paper-id>"
+    first = ids.rows[0][0] if ids.rows else None
+    example = first.value if first is not None else "<paper-id>"
     print(f"\nNext: paperkg related {example} --kg {args.out}\n      paperkg concepts {example} "
           f"--kg {args.out}\n      paperkg neighbours {example} --depth 2 --kg {args.out}")
     return 0

@@ -11,8 +11,11 @@ which the static embedder does not need.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -20,7 +23,7 @@ from paperkg.embed import Embedder
 from paperkg.ingest import Paper
 from paperkg.text import MAX_WORDS, Candidate, candidates, clean_text
 
-__all__ = ["ExtractSettings", "ExtractorInfo", "extract_concepts", "mmr"]
+__all__ = ["ExtractSettings", "ExtractionCache", "ExtractorInfo", "extract_concepts", "mmr"]
 
 EXTRACTOR_VERSION = "1"
 
@@ -126,3 +129,58 @@ def _rank(
     keep = np.argsort(-relevance, kind="stable")[: settings.nr_candidates]
     picked = mmr(doc_vec, vecs[keep], settings.top_n, settings.diversity)
     return [(cs[int(keep[i])].text, score) for i, score in picked]
+
+
+class ExtractionCache:
+    """Ranked concepts per document, kept on disk, keyed by the document text's hash.
+
+    A paper's ranking depends only on its own text, the embedder and the settings (no
+    corpus-level statistics yet), so an unchanged paper never needs re-extracting: a
+    rebuild of the same corpus skips candidates, embeddings and ranking altogether.
+    The file name carries a hash of the embedder name, settings and extractor version.
+    """
+
+    def __init__(self, cache_dir: Path, info: ExtractorInfo) -> None:
+        tag = hashlib.sha256(json.dumps(asdict(info), sort_keys=True).encode()).hexdigest()[:16]
+        self.path = Path(cache_dir) / "extractions" / f"{tag}.jsonl"
+        self._data: dict[str, Ranked] | None = None
+
+    @staticmethod
+    def key(paper: Paper) -> str:
+        return hashlib.blake2b(document_text(paper).encode(), digest_size=16).hexdigest()
+
+    def _load(self) -> dict[str, Ranked]:
+        if self._data is None:
+            self._data = {}
+            if self.path.is_file():
+                with self.path.open(encoding="utf-8") as fh:
+                    for line in fh:
+                        try:
+                            row = json.loads(line)
+                        except json.JSONDecodeError:
+                            continue  # a line cut short by an interrupted run: recompute it
+                        self._data[row["k"]] = [(lab, float(s)) for lab, s in row["r"]]
+        return self._data
+
+    def split(self, papers: Sequence[Paper]) -> tuple[dict[str, Ranked], list[Paper]]:
+        """(cached results by paper id, papers still to extract)."""
+        data = self._load()
+        hits: dict[str, Ranked] = {}
+        todo: list[Paper] = []
+        for p in papers:
+            found = data.get(self.key(p))
+            if found is None:
+                todo.append(p)
+            else:
+                hits[p.id] = found
+        return hits, todo
+
+    def add(self, papers: Sequence[Paper], results: dict[str, Ranked]) -> None:
+        data = self._load()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("a", encoding="utf-8") as fh:
+            for p in papers:
+                k = self.key(p)
+                if k not in data:
+                    data[k] = results[p.id]
+                    fh.write(json.dumps({"k": k, "r": results[p.id]}, ensure_ascii=False) + "\n")

@@ -15,6 +15,7 @@ leaves the previous KG untouched.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 import shutil
@@ -29,7 +30,9 @@ from typing import Any
 
 import networkx as nx
 
-from paperkg.ingest import IngestError, Reject, read_papers
+from paperkg.canon import ConceptScheme
+from paperkg.extract import ExtractorInfo
+from paperkg.ingest import IngestError, Paper, Reject, read_papers
 from paperkg.progress import Reporter
 from paperkg.settings import Settings
 from paperkg.store import OxigraphStore, Store
@@ -71,10 +74,8 @@ def build_kg(
     Returns the manifest. Raises IngestError (bad input, nothing written) or BuildError.
     """
     from paperkg.canon import build_scheme
-    from paperkg.embed import make_embedder
-    from paperkg.extract import ExtractSettings, extract_concepts
     from paperkg.graph import build_nx, save_graph
-    from paperkg.rdf import build_graph, validate
+    from paperkg.rdf import iter_triples, load_ontology
 
     rep = reporter or Reporter()
     began = time.perf_counter()
@@ -87,18 +88,11 @@ def build_kg(
     papers = result.papers
     rep.step(f"{len(papers)} papers, {len(result.rejects)} rejected")
 
-    embedder = make_embedder(settings.embedder, settings.cache)
-    ext = ExtractSettings(top_n=settings.top_n, diversity=settings.diversity)
-    extracted = extract_concepts(papers, embedder, ext, rep.stage)
+    info, extracted = _extract(papers, settings, rep)
     rep.step("canonicalising concepts")
     scheme = build_scheme(extracted)
-    rep.step(f"{len(scheme.concepts)} concepts; building RDF")
-    rdf = build_graph(papers, scheme, ext.info(embedder.name))
-    rep.step(f"{len(rdf)} triples; validating against SHACL shapes")
-    report = validate(rdf)
-    if not report.conforms:
-        raise BuildError(f"the built graph fails SHACL validation ({report.violations} "
-                         f"violation(s)):\n{report.text}")
+    rep.step(f"{len(scheme.concepts)} concepts")
+    validated = _validate(papers, scheme, info, settings.cache, rep)
 
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -106,13 +100,18 @@ def build_kg(
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
     try:
-        rep.step("writing the Oxigraph store")
-        OxigraphStore.create(tmp / "store", rdf).close()
+        rep.step("writing the Oxigraph store (the KG and its ontology)")
+        store = OxigraphStore.create(
+            tmp / "store", itertools.chain(iter_triples(papers, scheme, info), load_ontology())
+        )
+        triples = store.triple_count()
+        store.close()
         rep.step("writing the NetworkX graph")
         g = build_nx(papers, scheme)
         save_graph(g, tmp / "graph.json.gz")
         if result.rejects:
             _write_rejects(tmp / "rejects.jsonl", result.rejects)
+        rep.close()
         manifest = {
             "paperkg_version": _package_version(),
             "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -122,12 +121,13 @@ def build_kg(
                 "rejected": len(result.rejects),
                 "concepts": len(scheme.concepts),
                 "mentions": sum(len(v) for v in scheme.mentions.values()),
-                "triples": len(rdf),
+                "triples": triples,
                 "nx_nodes": g.number_of_nodes(),
                 "nx_edges": g.number_of_edges(),
             },
-            "extractor": asdict(ext.info(embedder.name)),
+            "extractor": asdict(info),
             "embedder": settings.embedder,
+            "shacl": validated,
             "timings_s": {k: round(v, 2) for k, v in rep.timings.items()},
             "build_seconds": round(time.perf_counter() - began, 2),
         }
@@ -137,6 +137,60 @@ def build_kg(
         shutil.rmtree(tmp, ignore_errors=True)
     rep.step(f"KG written to {out}")
     return manifest
+
+
+def _extract(
+    papers: Sequence[Paper], settings: Settings, rep: Reporter
+) -> tuple[ExtractorInfo, dict[str, list[tuple[str, float]]]]:
+    """Ranked concepts per paper; papers whose text was extracted before come from the cache."""
+    from paperkg.embed import make_embedder
+    from paperkg.extract import ExtractionCache, ExtractSettings, extract_concepts
+
+    embedder = make_embedder(settings.embedder, settings.cache)
+    ext = ExtractSettings(top_n=settings.top_n, diversity=settings.diversity)
+    info = ext.info(embedder.name)
+    cache = ExtractionCache(settings.cache, info) if settings.cache else None
+    hits, todo = cache.split(papers) if cache else ({}, list(papers))
+    rep.step(f"extracting concepts: {len(todo)} papers to do, {len(hits)} from the cache")
+    fresh = extract_concepts(todo, embedder, ext, rep.stage) if todo else {}
+    if cache and todo:
+        cache.add(todo, fresh)
+    return info, {p.id: hits[p.id] if p.id in hits else fresh[p.id] for p in papers}
+
+
+def _validate(
+    papers: Sequence[Paper], scheme: ConceptScheme, info: ExtractorInfo,
+    cache_dir: Path | None, rep: Reporter,
+) -> str:
+    """SHACL-validate the graph; a graph validated before (same content) is not re-checked.
+
+    The key hashes everything the triples are made from (papers, concepts, mentions,
+    extractor) plus the shapes, the ontology and the code that writes the triples, so a
+    hit means the very same graph passed before.
+    """
+    from paperkg import rdf, vocab
+
+    h = hashlib.sha256()
+    for part in (papers, sorted(scheme.concepts.items()), sorted(scheme.mentions.items()), info):
+        h.update(repr(part).encode())
+    for f in (rdf.__file__, vocab.__file__, rdf.ontology_path("shapes.ttl"),
+              rdf.ontology_path("paperkg.ttl")):
+        h.update(Path(str(f)).read_bytes())
+    marker = cache_dir / "validated" / h.hexdigest() if cache_dir else None
+    if marker is not None and marker.is_file():
+        rep.step("SHACL: this exact graph passed validation before; not re-checked")
+        return f"conforms (cached {marker.name[:12]})"
+    rep.step("building the RDF graph")
+    graph = rdf.build_graph(papers, scheme, info)
+    rep.step(f"validating {len(graph)} triples against the SHACL shapes")
+    report = rdf.validate(graph)
+    if not report.conforms:
+        raise BuildError(f"the built graph fails SHACL validation ({report.violations} "
+                         f"violation(s)):\n{report.text}")
+    if marker is not None:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.write_text(datetime.now(UTC).isoformat() + "\n", encoding="utf-8")
+    return "conforms"
 
 
 def _write_rejects(path: Path, rejects: Sequence[Reject]) -> None:

@@ -52,6 +52,7 @@ __all__ = [
     "iter_triples",
     "load_ontology",
     "load_shapes",
+    "ontology_path",
     "validate",
 ]
 
@@ -284,7 +285,7 @@ def _describe(results: Graph, result: Node, nsm: NamespaceManager) -> str:
 # ---------------------------------------------------------------- ontology files
 
 
-def _ontology_file(name: str) -> Path:
+def ontology_path(name: str) -> Path:
     """The packaged file (src/paperkg/ontology → ../../ontology), else the repo copy."""
     try:
         packaged = importlib.resources.files("paperkg") / "ontology" / name
@@ -300,12 +301,12 @@ def _ontology_file(name: str) -> Path:
 
 def load_ontology() -> Graph:
     """The OWL ontology, freshly parsed (callers may add to it)."""
-    return bind_prefixes(Graph().parse(_ontology_file("paperkg.ttl"), format="turtle"))
+    return bind_prefixes(Graph().parse(ontology_path("paperkg.ttl"), format="turtle"))
 
 
 def load_shapes() -> Graph:
     """The SHACL shapes graph, freshly parsed."""
-    return Graph().parse(_ontology_file("shapes.ttl"), format="turtle")
+    return Graph().parse(ontology_path("shapes.ttl"), format="turtle")
 
 
 @cache
