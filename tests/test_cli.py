@@ -13,7 +13,7 @@ from rdflib import Graph
 
 from paperkg.cli import main
 from paperkg.kg import open_kg
-from paperkg.query import concepts_of, related
+from paperkg.query import concepts_of, related, run_sparql
 
 from .conftest import seed_abstracts
 
@@ -180,3 +180,25 @@ def test_user_errors_are_one_line(demo_kg: Path):
     assert proc.stderr.strip().count("\n") == 0, proc.stderr
     proc = _cli("query", "SELECT * WHERE { ?s ?p ?o }", "--kg", str(demo_kg / "missing"))
     assert proc.returncode == 1 and "is not a KG directory" in proc.stderr
+
+
+def test_rebuild_reuses_extractions_and_validation(demo_kg: Path, cache_dir: Path,
+                                                    tmp_path: Path):
+    from paperkg.kg import build_kg
+    from paperkg.progress import Reporter
+    from paperkg.settings import Settings
+
+    from .conftest import DATA_FILES
+
+    again = build_kg(DATA_FILES, tmp_path / "again", Settings(cache_dir=cache_dir),
+                     reporter=Reporter(quiet=True))
+    first = json.loads((demo_kg / "manifest.json").read_text())
+    assert first["shacl"] == "conforms"
+    assert again["shacl"].startswith("conforms (cached")
+    assert again["counts"] == first["counts"]
+    assert "embed phrases" not in again["timings_s"], "nothing was re-embedded"
+    a, b = open_kg(demo_kg), open_kg(tmp_path / "again")
+    query = "SELECT ?p ?c ?s WHERE { ?p pkg:hasMention ?m . ?m pkg:concept ?c ; pkg:score ?s }"
+    rows_a, rows_b = run_sparql(a, query).rows, run_sparql(b, query).rows
+    assert len(rows_a) == first["counts"]["mentions"]
+    assert sorted(map(str, rows_a)) == sorted(map(str, rows_b))
