@@ -70,7 +70,10 @@ def main() -> None:
                 dst.write(line)
         inputs = [sample]
     cache = work / "cache"
-    shutil.rmtree(cache, ignore_errors=True)
+    # a cold build: no cached embeddings, extractions or SHACL verdicts (derived models in
+    # cache/models, e.g. the distilled static embedder, are kept: they are made once)
+    for sub in ("embeddings", "extractions", "validated"):
+        shutil.rmtree(cache / sub, ignore_errors=True)
     settings = Settings(embedder=args.embedder, cache_dir=cache)
     kg_dir = work / "kg"
 

@@ -93,6 +93,8 @@ def neighbourhood(
     best: dict[str, tuple[int, float, int]] = {start: (0, -1.0, 0)}
     frontier = [start]
     for hop in range(1, depth + 1):
+        if len(best) >= limit:
+            break  # nearer nodes already fill the limit: farther ones could not make the cut
         nxt: list[str] = []
         for node in frontier:
             for nb, edge in g[node].items():

@@ -6,7 +6,9 @@ the same code will run against a remote endpoint); graph walks use the NetworkX 
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +17,8 @@ import networkx as nx
 from paperkg.graph import NODE_KINDS, neighbourhood, node_key
 from paperkg.kg import KnowledgeGraph
 from paperkg.store import QueryError, QueryResult
-from paperkg.vocab import SPARQL_PREFIXES, concept_iri, paper_iri, parse_iri
+from paperkg.vocab import SPARQL_PREFIXES, paper_iri, parse_iri
+from paperkg.storewalk import iri_of, local_graph
 
 __all__ = [
     "ConceptLink",
@@ -145,31 +148,50 @@ def top_concepts(kg: KnowledgeGraph, limit: int = 15) -> list[tuple[str, str, in
 
 
 def resolve_node(kg: KnowledgeGraph, text: str) -> str:
-    """A graph node key from what a person types: 'paper:ID', 'concept:slug', a bare paper
-    id, a concept slug or label, an author slug, or a full IRI."""
-    g = kg.graph
-    candidates = [text]
-    if ":" not in text or text.startswith("http"):
-        tail = text.rstrip("/").rsplit("/", 1)[-1]
-        candidates = [node_key(kind, tail) for kind in NODE_KINDS]
-        candidates.append(node_key("concept", _tail(str(concept_iri(_slug(text))))))
-    for key in candidates:
-        if key in g:
+    """A graph node key from what a person types: 'paper:ID', 'concept:slug', 'author:slug',
+    a bare paper id, a concept slug or label (preferred or alternative), or a full IRI."""
+    text = text.strip()
+    parsed = parse_iri(text)
+    if parsed:
+        keys = [node_key(*parsed)]
+    elif text.split(":", 1)[0] in NODE_KINDS:
+        keys = [text]
+    else:
+        keys = [node_key(kind, text) for kind in NODE_KINDS] + [node_key("concept", _slug(text))]
+    for key in keys:
+        try:
+            iri = iri_of(key)
+        except ValueError:
+            continue
+        if kg.store.query(f"ASK {{ {{ <{iri}> ?p ?o }} UNION {{ ?s ?p <{iri}> }} }}").boolean:
             return key
-    label = text.casefold()
-    for node, data in g.nodes(data=True):
-        if data.get("kind") == "concept" and str(data.get("label", "")).casefold() == label:
-            return str(node)
+    literal = json.dumps(text.casefold())
+    res = run_sparql(kg, f"""SELECT ?c WHERE {{ ?c skos:prefLabel|skos:altLabel ?l .
+        FILTER(LCASE(STR(?l)) = {literal}) }} ORDER BY ?c LIMIT 1""")
+    if res.rows and res.rows[0][0] is not None:
+        return node_key("concept", _tail(res.rows[0][0]))
     raise UnknownNode(
         f"nothing in {kg.path} is called {text!r}; use a paper id, 'concept:<slug>', "
         f"'author:<slug>' or a concept label"
     )
 
 
-def neighbours(kg: KnowledgeGraph, node: str, depth: int = 1, limit: int = 50) -> nx.Graph:
+def neighbours(
+    kg: KnowledgeGraph, node: str, depth: int = 1, limit: int = 50,
+    kinds: Iterable[str] | None = None,
+) -> nx.Graph:
+    """The `limit` most relevant nodes within `depth` hops (see `graph.neighbourhood`).
+
+    A process that has the whole graph loaded (a server) walks it in memory; otherwise
+    only the hops needed are fetched from the store.
+    """
     if not 1 <= depth <= 3:
-        raise ValueError(f"--depth must be 1, 2 or 3 (got {depth})")
-    return neighbourhood(kg.graph, resolve_node(kg, node), depth=depth, limit=limit)
+        raise ValueError(f"depth must be 1, 2 or 3 (got {depth})")
+    start = resolve_node(kg, node)
+    loaded = kg.__dict__.get("graph")
+    if loaded is None:
+        loaded = local_graph(kg.store, start, depth, limit if kinds is None else 10**9)
+    return neighbourhood(loaded, start, depth=depth, limit=limit, kinds=kinds)
 
 
 def _slug(text: str) -> str:
