@@ -6,11 +6,16 @@ so the SPARQL worker processes, which import `server.pool`, never load the web s
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from paperkg.settings import Settings
+
 __all__ = ["run"]
 
 
-def run(settings: object) -> None:
-    """Serve the KG named by `settings` (a `paperkg.settings.Settings`) until interrupted."""
+def run(settings: Settings) -> None:
+    """Serve the KG named by `settings` until interrupted (what `paperkg serve` does)."""
     from server.app import serve
 
-    serve(settings)  # type: ignore[arg-type]
+    serve(settings)

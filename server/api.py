@@ -1,8 +1,9 @@
 """The JSON API: neighbourhoods, related papers, a concept's papers, search.
 
-Answers come from the in-memory indexes (`paperkg.search.CorpusIndex`) and the NetworkX
-graph, not from SPARQL, so they cost microseconds to milliseconds; handlers doing more
-than a dictionary lookup are plain `def` so they run off the event loop.
+Answers come from in-memory indexes built at startup (`paperkg.search.CorpusIndex`,
+`paperkg.walk.Walker` over the NetworkX graph), not from SPARQL, so each costs well under
+a millisecond of work. They are `async def`: a thread-pool hop would cost more than the
+work itself, and SPARQL (the only slow path) runs in worker processes.
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Path, Query
 from fastapi.responses import Response
 
-from paperkg.graph import neighbourhood
+from paperkg.graph import NODE_KINDS, node_key
 from paperkg.query import UnknownNode, resolve_node
 from paperkg.search import ConceptInfo, PaperInfo
-from paperkg.vocab import author_iri, concept_iri, paper_iri
+from paperkg.vocab import author_iri, concept_iri, paper_iri, parse_iri
 from server.context import Context, get_context
 from server.errors import ApiError
 
@@ -97,7 +98,7 @@ async def concept_papers(concept_id: str, ctx: Ctx,
 
 @router.get("/nodes/{node_id}/neighbours",
             summary="nodes and edges within `depth` hops of a paper, concept or author")
-def neighbours(
+async def neighbours(
     ctx: Ctx,
     node_id: Annotated[str, Path(description="paper id, paper:ID, concept:slug, author:slug "
                                              "or a concept label")],
@@ -110,26 +111,41 @@ def neighbours(
     bad = [t for t in wanted if t not in NODE_TYPES]
     if bad:
         raise ApiError(400, f"unknown type(s) {bad}; choose from {list(NODE_TYPES)}")
-    try:
-        start = resolve_node(ctx.kg, node_id)
-    except UnknownNode as err:
-        raise ApiError(404, str(err).replace(str(ctx.kg.path), "the KG")) from None
+    start = _resolve(ctx, node_id)
     subtypes = {_CONCEPT_TYPES[t] for t in wanted if t in _CONCEPT_TYPES}
     kinds = {("concept" if t in _CONCEPT_TYPES else t) for t in wanted} or None
-    sub = neighbourhood(ctx.kg.graph, start, depth=depth, limit=limit, kinds=kinds)
-    nodes = [node_json(n, d, ctx) for n, d in sub.nodes(data=True)]
+    found, links = ctx.walker.neighbourhood(start, depth=depth, limit=limit, kinds=kinds)
+    nodes = [node_json(n, d, ctx) for n, d in found]
     if subtypes and "concept" not in wanted:
         nodes = [n for n in nodes if n["id"] == start or n["kind"] != "concept"
                  or subtypes & set(n.get("types", ()))]
     keep = {n["id"] for n in nodes}
     edges = [{"source": a, "target": b, "kind": d.get("kind"), "score": d.get("score"),
               "rank": d.get("rank")}
-             for a, b, d in sub.edges(data=True) if a in keep and b in keep]
+             for a, b, d in links if a in keep and b in keep]
     return ok({"center": start, "depth": depth, "nodes": nodes, "edges": edges})
 
 
+def _resolve(ctx: Context, text: str) -> str:
+    """A node key: `kind:id`, a bare id or an IRI straight from the in-memory graph; only
+    a label needs the (slower) store lookup of `paperkg.query.resolve_node`."""
+    g = ctx.walker.g
+    parsed = parse_iri(text)
+    keys = [node_key(*parsed)] if parsed else [text] + [node_key(k, text) for k in NODE_KINDS]
+    for key in keys:
+        if key in g:
+            return key
+    try:
+        key = resolve_node(ctx.kg, text)
+    except UnknownNode as err:
+        raise ApiError(404, str(err).replace(str(ctx.kg.path), "the KG")) from None
+    if key not in g:
+        raise ApiError(404, f"{text!r} is not in the graph")
+    return key
+
+
 @router.get("/search", summary="ranked full-text search over papers and concepts")
-def search(
+async def search(
     ctx: Ctx,
     q: Annotated[str, Query(min_length=1, max_length=500, description="words to find")],
     limit: Annotated[int, Query(ge=1, le=100)] = 20,

@@ -13,6 +13,7 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Annotated
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
@@ -22,13 +23,14 @@ from paperkg import __version__
 from paperkg.kg import open_kg
 from paperkg.search import CorpusIndex
 from paperkg.settings import Settings
+from paperkg.walk import Walker
 from server import api, pages, sparql
 from server.context import Context, get_context
 from server.errors import install_handlers
 from server.pool import QueryPool
 from server.void import void_graph
 
-__all__ = ["create_app", "serve"]
+__all__ = ["app_from_env", "create_app", "serve"]
 
 
 def create_app(settings: Settings) -> FastAPI:
@@ -38,10 +40,10 @@ def create_app(settings: Settings) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         kg = open_kg(Path(settings.kg))
         index = await asyncio.to_thread(CorpusIndex.from_store, kg.store)
-        await asyncio.to_thread(lambda: kg.graph)  # load the NetworkX graph now, not later
+        walker = await asyncio.to_thread(lambda: Walker(kg.graph))
         pool = QueryPool(str(kg.path / "store"), settings.query_workers, settings.deadline)
         await pool.start()
-        app.state.ctx = Context(settings, kg, index, pool)
+        app.state.ctx = Context(settings, kg, index, pool, walker)
         try:
             yield
         finally:
@@ -63,7 +65,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(pages.router)
 
     @app.get("/healthz", tags=["service"], summary="liveness and readiness")
-    def healthz(ctx: Context = Depends(get_context)) -> dict[str, object]:
+    async def healthz(ctx: Annotated[Context, Depends(get_context)]) -> dict[str, object]:
         return {"status": "ok", "version": __version__, "papers": len(ctx.index.papers),
                 "concepts": len(ctx.index.concepts), "query_workers_idle": ctx.pool.ready,
                 "queries_killed": ctx.pool.killed,
@@ -71,12 +73,17 @@ def create_app(settings: Settings) -> FastAPI:
 
     @app.get("/.well-known/void", tags=["service"],
              summary="VoID description of the dataset and SPARQL service description")
-    def void(request: Request, format: str | None = None,
-             ctx: Context = Depends(get_context)) -> Response:
+    def void(request: Request, ctx: Annotated[Context, Depends(get_context)],
+             format: str | None = None) -> Response:
         base = str(request.base_url).rstrip("/")
         return sparql.graph_response(void_graph(ctx, base), request, format)
 
     return app
+
+
+def app_from_env() -> FastAPI:
+    """For other ASGI servers: `uvicorn --factory server.app:app_from_env` (PAPERKG_* vars)."""
+    return create_app(Settings.from_env())
 
 
 def serve(settings: Settings) -> None:

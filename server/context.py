@@ -10,6 +10,7 @@ from fastapi import Request
 from paperkg.kg import KnowledgeGraph
 from paperkg.search import CorpusIndex
 from paperkg.settings import Settings
+from paperkg.walk import Walker
 from server.pool import QueryPool
 
 __all__ = ["Context", "get_context"]
@@ -21,6 +22,7 @@ class Context:
     kg: KnowledgeGraph
     index: CorpusIndex
     pool: QueryPool
+    walker: Walker
     started: float = field(default_factory=time.time)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -38,7 +39,7 @@ class ApiError(Exception):
 
 
 def error_response(status: int, message: str, code: str | None = None,
-                   headers: dict[str, str] | None = None, **details: Any) -> Response:
+                   headers: Mapping[str, str] | None = None, **details: Any) -> Response:
     body = {"error": {"status": status, "code": code or _CODES.get(status, "error"),
                       "message": message, **details}}
     return Response(json.dumps(body, ensure_ascii=False), status_code=status,

@@ -29,7 +29,8 @@ TABLE_FORMATS: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
     "html": ("text/html; charset=utf-8", ("text/html", "application/xhtml+xml")),
 }
 GRAPH_FORMATS: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
-    "ttl": ("text/turtle; charset=utf-8", ("text/turtle", "application/turtle", "application/x-turtle")),
+    "ttl": ("text/turtle; charset=utf-8",
+            ("text/turtle", "application/turtle", "application/x-turtle")),
     "nt": ("application/n-triples", ("application/n-triples", "text/plain")),
     "jsonld": ("application/ld+json", ("application/ld+json", "application/json")),
     "html": ("text/html; charset=utf-8", ("text/html", "application/xhtml+xml")),

@@ -35,7 +35,7 @@ EXAMPLES: list[tuple[str, str]] = [
   ?paper a pkg:Paper ; rdfs:label ?label ; pkg:hasMention ?m .
   ?m pkg:rank 1 ; pkg:score ?score ; pkg:concept/skos:prefLabel ?concept .
 } ORDER BY DESC(?score) LIMIT 20"""),
-    ("How the concepts were extracted (model and parameters)", """SELECT ?x ?model ?name ?value WHERE {
+    ("How the concepts were extracted (model, parameters)", """SELECT ?x ?model ?name ?value {
   ?x a pkg:Extractor ; pkg:model ?model ; pkg:parameter ?param .
   ?param pkg:name ?name ; pkg:value ?value .
 }"""),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import multiprocessing as mp
+import os
 import signal
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
@@ -19,7 +20,7 @@ from typing import Literal
 
 __all__ = ["Busy", "DeadlineExceeded", "Job", "QueryPool", "Reply", "WorkerLost"]
 
-Status = Literal["ok", "refused", "malformed", "not_acceptable"]
+Status = Literal["ok", "refused", "malformed", "not_acceptable", "failed"]
 
 
 class DeadlineExceeded(RuntimeError):
@@ -80,6 +81,8 @@ def answer(store: object, job: Job) -> Reply:
         return Reply("refused", str(err))
     except QueryError as err:
         return Reply("malformed", str(err))
+    except (OSError, RuntimeError) as err:  # the store failed while evaluating
+        return Reply("failed", f"{type(err).__name__}: {err}")
     choice = negotiate(result.kind, job.accept, job.fmt)
     if choice is None:
         wanted = f"format={job.fmt!r}" if job.fmt else f"Accept: {job.accept}"
@@ -109,6 +112,7 @@ class _Worker:
             await asyncio.wait_for(ready, timeout)
         finally:
             loop.remove_reader(fd)
+            os.set_blocking(fd, True)  # uvloop leaves it non-blocking; recv() needs blocking
 
     async def call(self, job: Job, timeout: float) -> Reply:
         self.conn.send(job)
@@ -144,8 +148,10 @@ class QueryPool:
         """Start the workers and wait until the first one is ready."""
         for _ in range(self.size):
             self._spawn()
-        first = await asyncio.wait_for(self._idle.get(), timeout=120)
-        self._idle.put_nowait(first)
+        while self._idle.empty():
+            if not self._all:
+                raise RuntimeError(f"no query worker could open the store {self.store_path}")
+            await asyncio.sleep(0.05)
 
     def _spawn(self) -> None:
         worker = _Worker(self._ctx, self.store_path)

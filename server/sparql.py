@@ -105,6 +105,8 @@ async def execute(request: Request, ctx: Context, query: str, fmt: str | None) -
         raise ApiError(400, message, "malformed_query", position=position)
     if reply.status == "not_acceptable":
         raise ApiError(406, reply.message)
+    if reply.status == "failed":
+        raise ApiError(500, reply.message, "query_failed")
     headers = {"Vary": "Accept", "X-Result-Rows": str(reply.rows)}
     if reply.truncated:
         headers["X-Result-Truncated"] = f"row cap {ctx.settings.row_cap}"

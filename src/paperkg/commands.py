@@ -186,11 +186,10 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     """Start the HTTP service; the server package (FastAPI) is imported only here."""
     open_kg(settings.kg)  # a missing KG is a one-line error, before anything starts
     try:
-        import server
+        from server.app import serve
     except ImportError as err:
-        raise FileNotFoundError(
-            f"the HTTP service is not installed ({err.name} missing): "
-            "pip install -e '.[server]'"
-        ) from None
-    server.run(settings)
+        print(f"paperkg serve: error: the HTTP service is not installed ({err.name} is "
+              "missing); install it with: pip install -e '.[server]'", file=sys.stderr)
+        return 1
+    serve(settings)
     return 0

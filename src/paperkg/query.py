@@ -17,8 +17,8 @@ import networkx as nx
 from paperkg.graph import NODE_KINDS, neighbourhood, node_key
 from paperkg.kg import KnowledgeGraph
 from paperkg.store import QueryError, QueryResult
-from paperkg.vocab import SPARQL_PREFIXES, paper_iri, parse_iri
 from paperkg.storewalk import iri_of, local_graph
+from paperkg.vocab import SPARQL_PREFIXES, paper_iri, parse_iri
 
 __all__ = [
     "ConceptLink",
