@@ -86,29 +86,15 @@ def neighbourhood(
 
     Relevance: fewer hops first, then the strongest edge score on the way in, then
     degree; so a depth-2 view of a paper keeps its own concepts before distant papers.
+    The ranking itself lives in `walk.Walker` (the server keeps one over the whole graph).
     """
-    if start not in g:
-        raise KeyError(start)
-    allowed = set(kinds) if kinds else None
-    best: dict[str, tuple[int, float, int]] = {start: (0, -1.0, 0)}
-    frontier = [start]
-    for hop in range(1, depth + 1):
-        if len(best) >= limit:
-            break  # nearer nodes already fill the limit: farther ones could not make the cut
-        nxt: list[str] = []
-        for node in frontier:
-            for nb, edge in g[node].items():
-                if allowed is not None and g.nodes[nb].get("kind") not in allowed:
-                    continue
-                rank = (hop, -float(edge.get("score", 0.0)), -g.degree(nb))
-                if nb not in best:
-                    nxt.append(nb)
-                    best[nb] = rank
-                elif best[nb][0] == hop and rank < best[nb]:
-                    best[nb] = rank
-        frontier = nxt
-    keep = sorted(best, key=lambda n: best[n])[: max(limit, 1)]
-    return g.subgraph(keep).copy()
+    from paperkg.walk import Walker
+
+    nodes, edges = Walker(g).neighbourhood(start, depth=depth, limit=limit, kinds=kinds)
+    sub = nx.Graph()
+    sub.add_nodes_from(nodes)
+    sub.add_edges_from(edges)
+    return sub
 
 
 def save_graph(g: nx.Graph, path: Path) -> None:
