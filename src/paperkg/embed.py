@@ -109,7 +109,7 @@ class MiniLMEmbedder:
 class StaticEmbedder:
     """A model2vec distillation of MiniLM: static token vectors, mean-pooled.
 
-    Distilling takes about 1.5 minutes on 2 cores and needs `model2vec[distill]`; the
+    Distilling takes 1.5-2.5 minutes on 2 cores and needs `model2vec[distill]`; the
     result (about 15 MB) is kept under `cache_dir` and reused by every later process.
     """
 
