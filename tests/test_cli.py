@@ -202,3 +202,20 @@ def test_rebuild_reuses_extractions_and_validation(demo_kg: Path, cache_dir: Pat
     rows_a, rows_b = run_sparql(a, query).rows, run_sparql(b, query).rows
     assert len(rows_a) == first["counts"]["mentions"]
     assert sorted(map(str, rows_a)) == sorted(map(str, rows_b))
+
+
+def test_store_walk_matches_the_full_graph(demo_kg: Path):
+    """The CLI walks the store hop by hop; a server walks the loaded graph: same answer."""
+    from paperkg.graph import neighbourhood
+    from paperkg.query import neighbours, resolve_node
+
+    kg = open_kg(demo_kg)
+    start = resolve_node(kg, "language models")
+    assert start == "concept:language-model"
+    for depth in (1, 2, 3):
+        walked = neighbours(kg, start, depth=depth, limit=10_000)
+        full = neighbourhood(open_kg(demo_kg).graph, start, depth=depth, limit=10_000)
+        assert set(walked.nodes) == set(full.nodes)
+        assert {frozenset(e) for e in walked.edges} == {frozenset(e) for e in full.edges}
+        assert all(walked.nodes[n]["label"] == full.nodes[n]["label"] for n in full.nodes)
+    assert len(neighbours(kg, start, depth=2, limit=7)) == 7
