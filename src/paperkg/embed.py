@@ -226,13 +226,18 @@ class CachedEmbedder:
             self._index[key] = (shard, row)
 
 
-EMBEDDERS = ("minilm", "static")
+EMBEDDERS = ("minilm", "onnx", "static")
 
 
 def make_embedder(kind: str, cache_dir: Path | None) -> Embedder:
     """The embedder named `kind`, wrapped in the on-disk cache unless `cache_dir` is None."""
     if kind == "minilm":
         inner: Embedder = MiniLMEmbedder()
+    elif kind == "onnx":
+        from paperkg.onnx_embed import OnnxMiniLMEmbedder
+
+        inner = OnnxMiniLMEmbedder(cache_dir or Path.home() / ".cache" / "paperkg",
+                                   quantize=False)
     elif kind == "static":
         inner = StaticEmbedder(cache_dir or Path.home() / ".cache" / "paperkg")
     else:

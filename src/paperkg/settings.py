@@ -33,9 +33,11 @@ class Settings:
     )
     embedder: str = _opt(
         "minilm",
-        "text embedder: 'minilm' (all-MiniLM-L6-v2, best quality) or 'static' (a model2vec "
-        "distillation of it, ~100x faster, for large corpora)",
-        choices=("minilm", "static"),
+        "text embedder: 'minilm' (all-MiniLM-L6-v2 through sentence-transformers), 'onnx' "
+        "(the same model exported once to ONNX Runtime: the same vectors, faster on short "
+        "phrases) or 'static' (a model2vec distillation of it: ~100x faster, different "
+        "concepts)",
+        choices=("minilm", "onnx", "static"),
     )
     top_n: int = _opt(10, "concepts kept per paper")
     diversity: float = _opt(0.3, "MMR diversity, 0 (none) to 1 (most)")
