@@ -91,3 +91,23 @@ def test_cache_returns_identical_vectors(minilm: MiniLMEmbedder, tmp_path: Path)
     assert second.misses == 0 and second.hits == 3
     np.testing.assert_array_equal(a, b)
     assert np.allclose(np.linalg.norm(a, axis=1), 1.0, atol=1e-2)
+
+
+def test_onnx_embedder_gives_minilms_vectors(minilm: MiniLMEmbedder, cache_dir: Path) -> None:
+    """The ONNX export is the same model: same vectors, not an approximation."""
+    from paperkg.onnx_embed import OnnxMiniLMEmbedder
+
+    texts = ["graph neural networks", "GSM8K", seed_abstracts()[0], seed_abstracts()[1]]
+    reference = minilm.encode(texts)
+    exported = OnnxMiniLMEmbedder(cache_dir, quantize=False).encode(texts)
+    assert exported.shape == reference.shape == (4, 384)
+    assert (exported * reference).sum(axis=1).min() > 0.9999
+
+
+def test_static_embedder_is_distilled_offline_and_sensible(cache_dir: Path) -> None:
+    from paperkg.embed import StaticEmbedder
+
+    vecs = StaticEmbedder(cache_dir).encode(
+        ["graph neural network", "graph neural networks", "protein folding"])
+    assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-4)
+    assert vecs[0] @ vecs[1] > vecs[0] @ vecs[2] + 0.2
