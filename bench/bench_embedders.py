@@ -9,8 +9,10 @@ of their distinct lower-cased candidate phrases (shuffled, seeded). Speed: each 
 every embedder on both sets in turn; the table gives the median texts/s over --repeats rounds
 and the median of the per-round speed-ups over sentence-transformers. Agreement with
 sentence-transformers: cosine per text, and for the first --agree abstracts the overlap of the
-top-10 candidate phrases ranked by cosine(abstract, phrase). Without --cache-dir the ONNX
-models are exported afresh into a temporary folder, so the one-time export is timed too.
+top-10 candidate phrases ranked by cosine(abstract, phrase); and self-consistency: the min
+cosine between a text's vectors when encoded among different batch-mates. Without
+--cache-dir the ONNX models are exported afresh into a temporary folder, so the one-time
+export is timed too ("first call s").
 """
 
 from __future__ import annotations
@@ -59,6 +61,17 @@ def timed(embedder: Embedder, texts: list[str]) -> tuple[float, np.ndarray]:
     return time.perf_counter() - start, vecs
 
 
+def rebatched(embedder: Embedder, texts: list[str]) -> np.ndarray:
+    """The same texts encoded again with other batch-mates (odd and even rows apart)."""
+    out = np.zeros((len(texts), 0), dtype=np.float32)
+    for part in (slice(0, None, 2), slice(1, None, 2)):
+        vecs = embedder.encode(texts[part])
+        if out.shape[1] == 0:
+            out = np.zeros((len(texts), vecs.shape[1]), dtype=np.float32)
+        out[part] = vecs
+    return out
+
+
 def overlap_at_10(abstracts: np.ndarray, phrases: np.ndarray, ref_abs: np.ndarray,
                   ref_phr: np.ndarray, groups: list[np.ndarray]) -> tuple[float, int, int]:
     """Mean and min top-10 overlap, and how many abstracts had at least 10 candidates."""
@@ -98,13 +111,12 @@ def main(argv: list[str] | None = None) -> int:
 
     tmp = None if args.cache_dir else tempfile.TemporaryDirectory(prefix="bench-onnx-")
     cache = args.cache_dir or Path(tmp.name)  # type: ignore[union-attr]
-    kinds = {"fp32": dict(quantize=False), "int8": dict(quantize=True),
-             "int8r": dict(quantize=True, reduce_range=True)}
+    kinds = {"fp32": (False, False), "int8": (True, False), "int8r": (True, True)}
     embedders: dict[str, Embedder] = {"sentence-transformers": MiniLMEmbedder()}
     setup: dict[str, float] = {}
     for v in args.variants.split(","):
-        emb = OnnxMiniLMEmbedder(cache, **kinds[v])  # type: ignore[arg-type]
-        embedders[emb.name] = emb
+        onnx = OnnxMiniLMEmbedder(cache, quantize=kinds[v][0], reduce_range=kinds[v][1])
+        embedders[onnx.name] = onnx
     for name, emb in embedders.items():
         start = time.perf_counter()
         emb.encode(timed_phr[:64])  # load (and export), warm up
@@ -122,8 +134,8 @@ def main(argv: list[str] | None = None) -> int:
     ref = embedders["sentence-transformers"]
     ref_abs, ref_phr = ref.encode(agree_abs), ref.encode(agree_phr)
     print("| embedder | abstracts/s | x ST | phrases/s | x ST | cos abs mean/min "
-          "| cos phr mean/min | top-10 overlap mean/min | first call s |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "| cos phr mean/min | top-10 overlap mean/min | self min cos | first call s |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for name, emb in embedders.items():
         cells = []
         for label, n in (("abstracts", len(timed_abs)), ("phrases", len(timed_phr))):
@@ -133,8 +145,10 @@ def main(argv: list[str] | None = None) -> int:
         va, vp = emb.encode(agree_abs), emb.encode(agree_phr)
         ca, cp = (va * ref_abs).sum(1), (vp * ref_phr).sum(1)
         ov, ov_min, n_ov = overlap_at_10(va, vp, ref_abs, ref_phr, groups)
+        self_cos = min(float((rebatched(emb, texts) * v).sum(1).min())
+                       for texts, v in ((agree_abs, va), (agree_phr, vp)))
         cells += [f"{ca.mean():.4f} / {ca.min():.4f}", f"{cp.mean():.4f} / {cp.min():.4f}",
-                  f"{ov:.2f} / {ov_min} (n={n_ov})", f"{setup[name]:.1f}"]
+                  f"{ov:.2f} / {ov_min} (n={n_ov})", f"{self_cos:.4f}", f"{setup[name]:.1f}"]
         print(f"| {name} | " + " | ".join(cells) + " |")
     if tmp is not None:
         tmp.cleanup()
