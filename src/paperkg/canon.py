@@ -1,9 +1,15 @@
 """Turn extracted phrases into corpus-wide concepts: one node per concept, not per spelling.
 
-This first pass merges case, hyphen/space and plural variants of the same phrase
-("Language Models", "language-model", "language model") under one normalised key, picks
-the most common surface form as the preferred label, and weights each concept by how
-rare it is in the corpus (so sharing a rare concept says more than sharing a common one).
+Two labels become one concept for one of two recorded reasons (`Merge.rule`):
+- "variant": the same term up to case, hyphens, LaTeX residue or the plural of its last
+  word ("Language-Models" / "language model"), see `terms.term_key`;
+- "abbreviation": a short form the paper itself defines ("large language models
+  (LLMs)"), or a bare short form used elsewhere whose definitions across the corpus all
+  (at least 80 %) agree. An ambiguous short form ("PT": prompt tuning or pre-training)
+  is merged only in the papers that define it.
+Nothing else merges: "graph neural network" and "graph transformer" stay apart. Each
+concept also gets a kind (`kinds`), a broader concept and a topic (`hierarchy`), and a
+weight `log((1+N)/(1+df)) + 1` so sharing a rare concept counts for more.
 """
 
 from __future__ import annotations
@@ -12,16 +18,19 @@ import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-__all__ = ["Concept", "ConceptScheme", "Mention", "build_scheme", "concept_key", "slugify"]
+from paperkg.hierarchy import Topic, broader_of, topics
+from paperkg.ingest import Paper
+from paperkg.kinds import paper_roles, vote_kind
+from paperkg.terms import Abbreviation, abbreviations, term_key
+from paperkg.text import document_text
 
-_INVARIANT_S = (
-    "ss", "us", "is", "ics", "ous", "ness", "ias", "sis", "xis", "sus", "ys",
-)
-_IRREGULAR = {"indices": "index", "matrices": "matrix", "vertices": "vertex", "data": "data",
-              "analyses": "analysis", "hypotheses": "hypothesis", "criteria": "criterion",
-              "phenomena": "phenomenon", "children": "child", "people": "person"}
+__all__ = ["Concept", "ConceptScheme", "Mention", "Merge", "build_scheme", "concept_key",
+           "slugify"]
+
+concept_key = term_key  # the merge key, under the name the rest of the code knows
+UNAMBIGUOUS_SHARE = 0.8
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,46 +42,40 @@ class Concept:
     alt_labels: tuple[str, ...]
     paper_count: int
     weight: float
+    kind: str = "Concept"
+    broader: str | None = None
+    topic: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Mention:
-    """One paper-concept link as extracted: rank 1 is the best concept of the paper."""
+    """One paper-concept link: rank 1 is the best concept of the paper. `role` says what
+    the paper does with it: "mentions", "proposes" or "evaluatesOn"."""
 
     concept_id: str
     surface: str
     score: float
     rank: int
+    role: str = "mentions"
+
+
+@dataclass(frozen=True, slots=True)
+class Merge:
+    """Why `label` is an alternative label of `concept_id`."""
+
+    label: str
+    concept_id: str
+    rule: str
+    detail: str
+    paper_id: str | None = None
 
 
 @dataclass(slots=True)
 class ConceptScheme:
     concepts: dict[str, Concept]
     mentions: dict[str, list[Mention]]
-
-
-def singular(word: str) -> str:
-    """English plural to singular for the last word of a term; conservative on purpose."""
-    lower = word.lower()
-    if lower in _IRREGULAR:
-        return _IRREGULAR[lower]
-    if len(lower) <= 3 or not lower.endswith("s") or lower.endswith(_INVARIANT_S):
-        return lower
-    if lower.endswith("ies") and len(lower) > 4:
-        return lower[:-3] + "y"
-    if lower.endswith(("sses", "shes", "ches", "xes", "zes")):
-        return lower[:-2]
-    return lower[:-1]
-
-
-def concept_key(phrase: str) -> str:
-    """The merge key: lower case, hyphens as spaces, last word singular."""
-    words = re.sub(r"[-\u2010-\u2015/]+", " ", phrase.lower()).split()
-    if not words:
-        return ""
-    if not words[-1].isupper():
-        words[-1] = singular(words[-1])
-    return " ".join(words)
+    merges: list[Merge] = field(default_factory=list)
+    topics: list[Topic] = field(default_factory=list)
 
 
 def slugify(text: str) -> str:
@@ -81,56 +84,162 @@ def slugify(text: str) -> str:
     return slug or "concept"
 
 
+def _acronym_like(surface: str) -> bool:
+    return sum(c.isupper() for c in surface) >= 2 or (
+        surface[:1].isupper() and any(c.isdigit() for c in surface))
+
+
+class _Resolver:
+    """Maps a paper's surface form to its concept key, remembering why."""
+
+    def __init__(self, defs: Mapping[str, list[Abbreviation]]) -> None:
+        self.local = {pid: {term_key(a.short): term_key(a.long) for a in ab}
+                      for pid, ab in defs.items()}
+        votes: dict[str, Counter[str]] = defaultdict(Counter)
+        self.example: dict[tuple[str, str], str] = {}
+        self.long_form: dict[str, str] = {}
+        for pid, ab in sorted(defs.items()):
+            for a in ab:
+                votes[term_key(a.short)][term_key(a.long)] += 1
+                self.example.setdefault((term_key(a.short), term_key(a.long)), pid)
+                self.long_form.setdefault(term_key(a.long), a.long)
+        self.votes = votes
+        self.glob: dict[str, str] = {}
+        for short, counter in votes.items():
+            long, n = counter.most_common(1)[0]
+            if n >= UNAMBIGUOUS_SHARE * sum(counter.values()):
+                self.glob[short] = long
+
+    def resolve(self, paper_id: str, surface: str) -> tuple[str, Merge | None]:
+        key = term_key(surface)
+        if not _acronym_like(surface):
+            return key, None
+        local = self.local.get(paper_id, {}).get(key)
+        if local is not None:
+            return local, Merge(surface, "", "abbreviation",
+                                f"{surface!r} is defined in this paper as "
+                                f"{self.long_form.get(local, local)!r}", paper_id)
+        target = self.glob.get(key)
+        if target is None:
+            return key, None
+        n = sum(self.votes[key].values())
+        return target, Merge(surface, "", "abbreviation",
+                             f"{surface!r} is defined as {self.long_form.get(target, target)!r} "
+                             f"in {self.votes[key][target]} of {n} defining paper(s)",
+                             self.example[(key, target)])
+
+
 def build_scheme(
     extracted: Mapping[str, Sequence[tuple[str, float]]],
+    papers: Sequence[Paper] = (),
 ) -> ConceptScheme:
-    """Group every paper's ranked (phrase, score) list into concepts and mentions."""
+    """Group every paper's ranked (phrase, score) list into concepts and mentions.
+
+    With `papers` (their texts), abbreviations, kinds and roles are read from the text;
+    without, only spelling variants merge.
+    """
+    texts = {p.id: document_text(p) for p in papers}
+    defs = {pid: abbreviations(t) for pid, t in texts.items()}
+    roles = {pid: paper_roles(t, defs[pid]) for pid, t in texts.items()}
+    resolver = _Resolver(defs)
+
+    linked: dict[str, list[tuple[str, str, float, str, Merge | None]]] = {}
+    for paper_id, phrases in extracted.items():
+        rows = [(phrase, score, "mentions") for phrase, score in phrases]
+        r = roles.get(paper_id)
+        if r is not None:
+            rows += [(name, 0.0, "proposes") for name in r.proposes]
+            rows += [(name, 0.0, "evaluatesOn") for name in r.evaluated_on]
+        out: list[tuple[str, str, float, str, Merge | None]] = []
+        for phrase, score, role in rows:
+            key, why = resolver.resolve(paper_id, phrase)
+            if key:
+                out.append((key, phrase, score, role, why))
+        linked[paper_id] = out
+
     surfaces: dict[str, Counter[str]] = defaultdict(Counter)
     papers_of: dict[str, set[str]] = defaultdict(set)
-    for paper_id, phrases in extracted.items():
-        for phrase, _score in phrases:
-            key = concept_key(phrase)
-            if key:
-                surfaces[key][phrase] += 1
-                papers_of[key].add(paper_id)
+    kind_votes: dict[str, Counter[str]] = defaultdict(Counter)
+    merge_of: dict[tuple[str, str], Merge] = {}
+    for paper_id, rows_ in linked.items():
+        for key, phrase, _score, role, why in rows_:
+            surfaces[key][phrase] += 1
+            papers_of[key].add(paper_id)
+            if role == "evaluatesOn":
+                kind_votes[key]["Dataset"] += 1
+            elif role == "proposes":
+                kind_votes[key]["Method"] += 1
+            if why is not None:
+                merge_of.setdefault((key, phrase), why)
 
     n_papers = max(len(extracted), 1)
-    concepts: dict[str, Concept] = {}
     id_of_key: dict[str, str] = {}
+    taken_ids: set[str] = set()
     for key in sorted(surfaces, key=lambda k: (-len(papers_of[k]), k)):
-        forms = surfaces[key]
-        pref = _preferred(forms)
         cid = slugify(key)
-        if cid in concepts:  # two keys that slug alike ("c++" / "c"): keep both, apart
-            n = 2
-            while f"{cid}-{n}" in concepts:
-                n += 1
-            cid = f"{cid}-{n}"
-        count = len(papers_of[key])
-        concepts[cid] = Concept(
-            id=cid,
-            pref_label=pref,
-            alt_labels=tuple(sorted(f for f in forms if f != pref)),
-            paper_count=count,
-            weight=round(math.log((1 + n_papers) / (1 + count)) + 1.0, 4),
-        )
+        while cid in taken_ids:  # keys that slug alike ("c++" / "c"): keep them apart
+            cid = _next_slug(cid)
         id_of_key[key] = cid
+        taken_ids.add(cid)
+    parents = broader_of(surfaces)
+    used_labels: set[str] = set()
+    concepts: dict[str, Concept] = {}
+    merges: list[Merge] = []
+    for key, cid in id_of_key.items():
+        forms = surfaces[key]
+        pref = _preferred(forms, used_labels)
+        used_labels.add(pref.lower())
+        count = len(papers_of[key])
+        parent = parents.get(key)
+        concepts[cid] = Concept(
+            id=cid, pref_label=pref, alt_labels=tuple(sorted(f for f in forms if f != pref)),
+            paper_count=count, weight=round(math.log((1 + n_papers) / (1 + count)) + 1.0, 4),
+            kind=vote_kind(key, kind_votes[key]),
+            broader=id_of_key[parent] if parent else None,
+        )
+        for form in concepts[cid].alt_labels:
+            why = merge_of.get((key, form))
+            if why is None:
+                merges.append(Merge(form, cid, "variant", f"{form!r} and {pref!r} are the same "
+                                    "term up to case, hyphens or plural"))
+            else:
+                merges.append(Merge(form, cid, why.rule, why.detail, why.paper_id))
 
     mentions: dict[str, list[Mention]] = {}
-    for paper_id, phrases in extracted.items():
-        links: list[Mention] = []
-        used: set[str] = set()
-        for phrase, score in phrases:
-            key = concept_key(phrase)
-            found = id_of_key.get(key)
-            if found is None or found in used:
+    for paper_id, rows_ in linked.items():
+        links: dict[str, Mention] = {}
+        for key, phrase, score, role, _why in rows_:
+            cid = id_of_key[key]
+            if cid in links:
+                if role != "mentions" and links[cid].role == "mentions":
+                    m = links[cid]
+                    links[cid] = Mention(cid, m.surface, m.score, m.rank, role)
                 continue
-            used.add(found)
-            links.append(Mention(found, phrase, float(score), len(links) + 1))
-        mentions[paper_id] = links
-    return ConceptScheme(concepts, mentions)
+            links[cid] = Mention(cid, phrase, float(score), len(links) + 1, role)
+        mentions[paper_id] = list(links.values())
+
+    groups = topics({c.id: c.paper_count for c in concepts.values()},
+                    ([m.concept_id for m in ms] for ms in mentions.values()),
+                    {c.id: c.pref_label for c in concepts.values()})
+    topic_of = {cid: t.id for t in groups for cid in t.members}
+    for cid, topic in topic_of.items():
+        c = concepts[cid]
+        concepts[cid] = Concept(c.id, c.pref_label, c.alt_labels, c.paper_count, c.weight,
+                                c.kind, c.broader, topic)
+    return ConceptScheme(concepts, mentions, merges, groups)
 
 
-def _preferred(forms: Counter[str]) -> str:
-    """Most frequent form; ties go to the lower-case, then the shorter spelling."""
-    return min(forms, key=lambda f: (-forms[f], f != f.lower(), len(f), f))
+def _next_slug(cid: str) -> str:
+    m = re.fullmatch(r"(.*)-(\d+)", cid)
+    return f"{m.group(1)}-{int(m.group(2)) + 1}" if m else f"{cid}-2"
+
+
+def _preferred(forms: Counter[str], taken: set[str]) -> str:
+    """The most readable common form: a spelled-out form before an acronym, then the most
+    frequent, then lower case, then the shorter; never a label another concept took."""
+    order = sorted(forms, key=lambda f: (_acronym_like(f) and len(f.split()) == 1, -forms[f],
+                                         f != f.lower(), len(f), f))
+    for form in order:
+        if form.lower() not in taken:
+            return form
+    return f"{order[0]} ({len(taken)})"

@@ -1,11 +1,17 @@
-"""Rank candidate phrases per abstract the KeyBERT way: cosine to the document, then MMR.
+"""Rank candidate phrases per abstract: KeyBERT's cosine, plus what makes a keyword.
+
+Cosine to the abstract alone favours phrases more specific than the ones people choose as
+keywords. So each candidate gets a few features (cosine; keyphraseness and keyword
+popularity from a `KeywordPrior` when the corpus has author keywords; where it first
+appears; whether it is in the title; how often it occurs; whether the abstract defines it
+as an abbreviation), a logistic model turns them into a probability, and MMR picks a
+diverse top-n by that probability. The model's weights were fitted once by
+`bench/fit_ranker.py` on ICLR 2025 papers outside the benchmark sample.
 
 The work that makes this fast is in what gets embedded: every distinct candidate phrase of
 the corpus once (lower-cased, the model is uncased), every document once, through a cached
-embedder. Scoring itself is a few matrix products per paper.
-
-`mmr` reimplements KeyBERT's `keybert._mmr.mmr` in plain numpy (the test suite checks they
-select the same phrases): importing keybert costs about 7 s because it pulls in torch,
+embedder. `mmr` reimplements KeyBERT's `keybert._mmr.mmr` in plain numpy (the tests check
+they select the same phrases): importing keybert costs about 7 s because it pulls in torch,
 which the static embedder does not need.
 """
 
@@ -21,14 +27,40 @@ import numpy as np
 
 from paperkg.embed import Embedder
 from paperkg.ingest import Paper
-from paperkg.text import MAX_WORDS, Candidate, candidates, clean_text
+from paperkg.prior import KeywordPrior, keyword_keys
+from paperkg.terms import term_key
+from paperkg.text import (
+    MAX_WORDS,
+    Candidate,
+    KnownTerms,
+    candidates,
+    clean_text,
+    document_text,
+    tokens,
+)
 
-__all__ = ["ExtractSettings", "ExtractionCache", "ExtractorInfo", "extract_concepts", "mmr"]
+__all__ = [
+    "FEATURES",
+    "ExtractSettings",
+    "ExtractionCache",
+    "ExtractorInfo",
+    "candidate_features",
+    "document_text",
+    "extract_concepts",
+    "mmr",
+]
 
-EXTRACTOR_VERSION = "1"
+EXTRACTOR_VERSION = "2"
 
 Ranked = list[tuple[str, float]]
 StageProgress = Callable[[str, int], Callable[[int], None]]
+
+FEATURES = ("cosine", "keyphraseness", "keyword_papers", "first_position", "in_title",
+            "log_count", "defined", "words")
+# Fitted by bench/fit_ranker.py (logistic regression on the candidates of 600 ICLR 2025
+# papers outside the keyword benchmark's sample; their own keywords left out of the prior).
+DEFAULT_WEIGHTS = (4.019, 0.722, 0.065, -0.534, 0.86, 0.367, 0.466, -0.335)
+DEFAULT_BIAS = -1.754
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,28 +78,36 @@ class ExtractSettings:
     """Knobs of the extractor; all of them are recorded in the graph's provenance."""
 
     top_n: int = 10
-    diversity: float = 0.3
+    diversity: float = 0.1
     nr_candidates: int = 40
     max_words: int = MAX_WORDS
+    weights: tuple[float, ...] = DEFAULT_WEIGHTS
+    bias: float = DEFAULT_BIAS
 
-    def info(self, model: str) -> ExtractorInfo:
-        params: dict[str, str | int | float] = dict(asdict(self))
-        return ExtractorInfo("paperkg-keybert", model, EXTRACTOR_VERSION, params)
-
-
-def document_text(paper: Paper) -> str:
-    """What a paper is embedded and mined as: its title (when it has one) and its abstract."""
-    body = clean_text(paper.abstract)
-    return f"{clean_text(paper.title)}. {body}" if paper.title else body
+    def info(self, model: str, prior: KeywordPrior | None = None) -> ExtractorInfo:
+        params: dict[str, str | int | float] = {
+            "top_n": self.top_n, "diversity": self.diversity,
+            "nr_candidates": self.nr_candidates, "max_words": self.max_words,
+            "bias": self.bias,
+        }
+        params.update({f"w_{name}": w for name, w in zip(FEATURES, self.weights, strict=True)})
+        if prior:
+            params["keyword_prior"] = f"{prior.papers} papers, {prior.fingerprint()}"
+        return ExtractorInfo("paperkg-keyphrase", model, EXTRACTOR_VERSION, params)
 
 
 def mmr(
-    doc: np.ndarray, words: np.ndarray, top_n: int, diversity: float
+    doc: np.ndarray, words: np.ndarray, top_n: int, diversity: float,
+    relevance: np.ndarray | None = None,
 ) -> list[tuple[int, float]]:
-    """Maximal Marginal Relevance over unit vectors: (index, cosine to doc), best first."""
+    """Maximal Marginal Relevance over unit vectors: (index, relevance), best first.
+
+    Relevance is the cosine to `doc` unless given (paperkg passes its keyword probability).
+    """
     if len(words) == 0:
         return []
-    relevance = words @ doc
+    if relevance is None:
+        relevance = words @ doc
     pairwise = words @ words.T
     chosen = [int(np.argmax(relevance))]
     best_sim = pairwise[:, chosen[0]].copy()
@@ -84,20 +124,40 @@ def mmr(
     return [(i, round(float(relevance[i]), 4)) for i in ranked]
 
 
+def candidate_features(
+    paper: Paper, doc: str, cs: Sequence[Candidate], cosine: np.ndarray,
+    prior: KeywordPrior | None,
+) -> np.ndarray:
+    """The feature matrix (one row per candidate, columns as in FEATURES)."""
+    n_tokens = max(len(tokens(doc)), 1)
+    title = f" {clean_text(paper.title).lower()} " if paper.title else ""
+    keys = [term_key(c.text) for c in cs]
+    own_kw = keyword_keys(paper) if prior else frozenset()
+    own_cands = frozenset(keys) if own_kw else frozenset()
+    x = np.zeros((len(cs), len(FEATURES)), dtype=np.float32)
+    x[:, 0] = cosine
+    for i, (c, key) in enumerate(zip(cs, keys, strict=True)):
+        if prior:
+            x[i, 1], x[i, 2] = prior.scores(key, own_kw, own_cands)
+        x[i, 3] = c.position / n_tokens
+        x[i, 4] = float(bool(title) and f" {c.text.lower()} " in title)
+        x[i, 5] = np.log(c.count)
+        x[i, 6] = float(c.defined)
+        x[i, 7] = min(len(c.text.split()), 4)
+    return x
+
+
 def extract_concepts(
     papers: Sequence[Paper],
     embedder: Embedder,
     settings: ExtractSettings = ExtractSettings(),
     progress: StageProgress | None = None,
+    prior: KeywordPrior | None = None,
 ) -> dict[str, Ranked]:
-    """Ranked (phrase, score) lists per paper id, best first."""
+    """Ranked (phrase, probability) lists per paper id, best first."""
     docs = [document_text(p) for p in papers]
-    cands: list[list[Candidate]] = []
-    tick = progress("candidates", len(docs)) if progress else None
-    for doc in docs:
-        cands.append(candidates(doc, settings.max_words))
-        if tick:
-            tick(1)
+    known = prior.known() if prior else None
+    cands = _all_candidates(docs, settings.max_words, known, progress)
     vocab = sorted({c.text.lower() for cs in cands for c in cs})
     row_of = {phrase: i for i, phrase in enumerate(vocab)}
 
@@ -107,37 +167,42 @@ def extract_concepts(
 
     out: dict[str, Ranked] = {}
     tick = progress("rank", len(papers)) if progress else None
-    for paper, doc_vec, cs in zip(papers, doc_vecs, cands, strict=True):
-        out[paper.id] = _rank(doc_vec, cs, phrase_vecs, row_of, settings)
+    weights = np.asarray(settings.weights, dtype=np.float32)
+    for paper, doc, doc_vec, cs in zip(papers, docs, doc_vecs, cands, strict=True):
+        if not cs:
+            out[paper.id] = []
+            continue
+        vecs = phrase_vecs[np.array([row_of[c.text.lower()] for c in cs])]
+        x = candidate_features(paper, doc, cs, vecs @ doc_vec, prior)
+        prob = 1.0 / (1.0 + np.exp(-(x @ weights + settings.bias)))
+        keep = np.argsort(-prob, kind="stable")[: settings.nr_candidates]
+        picked = mmr(doc_vec, vecs[keep], settings.top_n, settings.diversity, prob[keep])
+        out[paper.id] = [(cs[int(keep[i])].text, score) for i, score in picked]
         if tick:
             tick(1)
     return out
 
 
-def _rank(
-    doc_vec: np.ndarray,
-    cs: list[Candidate],
-    phrase_vecs: np.ndarray,
-    row_of: dict[str, int],
-    settings: ExtractSettings,
-) -> Ranked:
-    if not cs:
-        return []
-    rows = np.array([row_of[c.text.lower()] for c in cs])
-    vecs = phrase_vecs[rows]
-    relevance = vecs @ doc_vec
-    keep = np.argsort(-relevance, kind="stable")[: settings.nr_candidates]
-    picked = mmr(doc_vec, vecs[keep], settings.top_n, settings.diversity)
-    return [(cs[int(keep[i])].text, score) for i, score in picked]
+def _all_candidates(
+    docs: Sequence[str], max_words: int, known: KnownTerms | None,
+    progress: StageProgress | None,
+) -> list[list[Candidate]]:
+    tick = progress("candidates", len(docs)) if progress else None
+    out: list[list[Candidate]] = []
+    for doc in docs:
+        out.append(candidates(doc, max_words, known))
+        if tick:
+            tick(1)
+    return out
 
 
 class ExtractionCache:
     """Ranked concepts per document, kept on disk, keyed by the document text's hash.
 
-    A paper's ranking depends only on its own text, the embedder and the settings (no
-    corpus-level statistics yet), so an unchanged paper never needs re-extracting: a
-    rebuild of the same corpus skips candidates, embeddings and ranking altogether.
-    The file name carries a hash of the embedder name, settings and extractor version.
+    A paper's ranking depends on its own text and keywords (which the prior leaves out),
+    the embedder, the settings and the keyword prior; the file name carries a hash of all
+    but the first two, so a rebuild of the same corpus skips candidates, embeddings and
+    ranking altogether.
     """
 
     def __init__(self, cache_dir: Path, info: ExtractorInfo) -> None:
@@ -147,7 +212,8 @@ class ExtractionCache:
 
     @staticmethod
     def key(paper: Paper) -> str:
-        return hashlib.blake2b(document_text(paper).encode(), digest_size=16).hexdigest()
+        text = document_text(paper) + "\x00" + "\x1f".join(paper.keywords)
+        return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
     def _load(self) -> dict[str, Ranked]:
         if self._data is None:

@@ -1,8 +1,10 @@
 """The KG as a NetworkX graph: papers, concepts and authors, with the same ids as the RDF.
 
 Node keys are `kind:id` ("paper:00SnKBGTsz", "concept:graph-neural-network",
-"author:jane-doe"), so they map one-to-one to the RDF IRIs. Edges: paper–concept
-("mentions", with score and rank) and paper–author ("creator"). Concept co-occurrence
+"author:jane-doe"), so they map one-to-one to the RDF IRIs; a concept node carries its
+`ctype` (Method, Dataset, Task, Metric or Concept). Edges: paper–concept ("mentions", with
+score, rank and `role`: mentions, proposes or evaluatesOn), concept–concept ("broader") and
+paper–author ("creator"). Concept co-occurrence
 (how many papers mention both) is derived on demand rather than stored: it is quadratic
 in concepts per paper and cheap to recompute.
 """
@@ -46,14 +48,19 @@ def build_nx(papers: Sequence[Paper], scheme: ConceptScheme) -> nx.Graph:
     for concept in scheme.concepts.values():
         g.add_node(
             node_key("concept", concept.id), kind="concept", label=concept.pref_label,
-            paper_count=concept.paper_count, weight=concept.weight,
+            paper_count=concept.paper_count, weight=concept.weight, ctype=concept.kind,
         )
+    for concept in scheme.concepts.values():
+        if concept.broader:
+            g.add_edge(node_key("concept", concept.id), node_key("concept", concept.broader),
+                       kind="broader", score=1.0)
     for paper in papers:
         pkey = node_key("paper", paper.id)
         g.add_node(pkey, kind="paper", label=paper.name, decision=paper.decision or "")
         for m in scheme.mentions.get(paper.id, []):
             g.add_edge(pkey, node_key("concept", m.concept_id), kind="mentions",
-                       score=m.score, rank=m.rank)
+                       score=m.score, rank=m.rank, role=m.role,
+                       proposes=m.role == "proposes")
         for name in paper.authors:
             akey = node_key("author", author_slug(name))
             if akey not in g:

@@ -90,7 +90,7 @@ def build_kg(
 
     info, extracted = _extract(papers, settings, rep)
     rep.step("canonicalising concepts")
-    scheme = build_scheme(extracted)
+    scheme = build_scheme(extracted, papers)
     rep.step(f"{len(scheme.concepts)} concepts")
     validated = _validate(papers, scheme, info, settings.cache, rep)
 
@@ -111,6 +111,7 @@ def build_kg(
         save_graph(g, tmp / "graph.json.gz")
         if result.rejects:
             _write_rejects(tmp / "rejects.jsonl", result.rejects)
+        _write_merges(tmp / "merges.jsonl", scheme)
         rep.close()
         manifest = {
             "paperkg_version": _package_version(),
@@ -121,6 +122,10 @@ def build_kg(
                 "rejected": len(result.rejects),
                 "concepts": len(scheme.concepts),
                 "mentions": sum(len(v) for v in scheme.mentions.values()),
+                "merges": len(scheme.merges),
+                "topics": len(scheme.topics),
+                "typed_concepts": {k: sum(1 for c in scheme.concepts.values() if c.kind == k)
+                                   for k in ("Method", "Dataset", "Task", "Metric")},
                 "triples": triples,
                 "nx_nodes": g.number_of_nodes(),
                 "nx_edges": g.number_of_edges(),
@@ -145,14 +150,22 @@ def _extract(
     """Ranked concepts per paper; papers whose text was extracted before come from the cache."""
     from paperkg.embed import make_embedder
     from paperkg.extract import ExtractionCache, ExtractSettings, extract_concepts
+    from paperkg.prior import cached_prior
+    from paperkg.text import document_text
 
     embedder = make_embedder(settings.embedder, settings.cache)
     ext = ExtractSettings(top_n=settings.top_n, diversity=settings.diversity)
-    info = ext.info(embedder.name)
+    n_kw = sum(1 for p in papers if p.keywords)
+    prior = None
+    if n_kw:
+        rep.step(f"learning the keyword prior from the author keywords of {n_kw} papers")
+        prior = cached_prior(papers, document_text, settings.cache,
+                             rep.stage("keyword prior", n_kw))
+    info = ext.info(embedder.name, prior)
     cache = ExtractionCache(settings.cache, info) if settings.cache else None
     hits, todo = cache.split(papers) if cache else ({}, list(papers))
     rep.step(f"extracting concepts: {len(todo)} papers to do, {len(hits)} from the cache")
-    fresh = extract_concepts(todo, embedder, ext, rep.stage) if todo else {}
+    fresh = extract_concepts(todo, embedder, ext, rep.stage, prior) if todo else {}
     if cache and todo:
         cache.add(todo, fresh)
     return info, {p.id: hits[p.id] if p.id in hits else fresh[p.id] for p in papers}
@@ -168,12 +181,13 @@ def _validate(
     extractor) plus the shapes, the ontology and the code that writes the triples, so a
     hit means the very same graph passed before.
     """
-    from paperkg import rdf, vocab
+    from paperkg import rdf, text, vocab
 
     h = hashlib.sha256()
-    for part in (papers, sorted(scheme.concepts.items()), sorted(scheme.mentions.items()), info):
+    for part in (papers, sorted(scheme.concepts.items()), sorted(scheme.mentions.items()),
+                 scheme.merges, scheme.topics, info):
         h.update(repr(part).encode())
-    for f in (rdf.__file__, vocab.__file__, rdf.ontology_path("shapes.ttl"),
+    for f in (rdf.__file__, vocab.__file__, text.__file__, rdf.ontology_path("shapes.ttl"),
               rdf.ontology_path("paperkg.ttl")):
         h.update(Path(str(f)).read_bytes())
     marker = cache_dir / "validated" / h.hexdigest() if cache_dir else None
@@ -191,6 +205,16 @@ def _validate(
         marker.parent.mkdir(parents=True, exist_ok=True)
         marker.write_text(datetime.now(UTC).isoformat() + "\n", encoding="utf-8")
     return "conforms"
+
+
+def _write_merges(path: Path, scheme: ConceptScheme) -> None:
+    """Every merge decision, one JSON object a line: what was merged where, and why."""
+    with path.open("w", encoding="utf-8") as fh:
+        for m in scheme.merges:
+            row = {"label": m.label, "concept": m.concept_id,
+                   "pref_label": scheme.concepts[m.concept_id].pref_label,
+                   "rule": m.rule, "why": m.detail, "paper": m.paper_id}
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
 def _write_rejects(path: Path, rejects: Sequence[Reject]) -> None:

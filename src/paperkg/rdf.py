@@ -20,6 +20,7 @@ from rdflib.term import Node
 from paperkg.canon import ConceptScheme
 from paperkg.extract import ExtractorInfo
 from paperkg.ingest import Paper
+from paperkg.text import code_links
 from paperkg.vocab import (
     DCTERMS,
     FABIO,
@@ -40,8 +41,10 @@ from paperkg.vocab import (
     decision_iri,
     extractor_iri,
     mention_iri,
+    merge_iri,
     paper_iri,
     parameter_iri,
+    topic_iri,
 )
 
 __all__ = [
@@ -71,6 +74,9 @@ _SURFACE, _ATTRIBUTED = PKG.surfaceForm, PROV.wasAttributedTo
 _SKOS_CONCEPT, _IN_SCHEME = SKOS.Concept, SKOS.inScheme
 _PREF, _ALT = SKOS.prefLabel, SKOS.altLabel
 _PAPER_COUNT, _WEIGHT = PKG.paperCount, PKG.weight
+_BROADER, _NARROWER, _MEMBER = SKOS.broader, SKOS.narrower, SKOS.member
+_ROLE_PREDICATE = {"proposes": PKG.proposes, "evaluatesOn": PKG.evaluatesOn}
+_CODE = SCHEMA.codeRepository
 SHAPES_NS = "https://w3id.org/paperkg/shapes#"
 _IRI_UNSAFE = re.compile(r'[\x00-\x20<>"{}|\\^`]')
 
@@ -163,6 +169,13 @@ def iter_triples(
             yield c, _ALT, Literal(alt)
         yield c, _PAPER_COUNT, _integer(concept.paper_count)
         yield c, _WEIGHT, _double(concept.weight)
+        if concept.kind != "Concept":
+            yield c, _TYPE, PKG[concept.kind]
+    for concept in scheme.concepts.values():
+        if concept.broader:
+            yield concepts[concept.id], _BROADER, concepts[concept.broader]
+            yield concepts[concept.broader], _NARROWER, concepts[concept.id]
+    yield from _topic_and_merge_triples(scheme, concepts)
 
     authors: dict[str, URIRef] = {}
     named: set[URIRef] = set()
@@ -179,6 +192,8 @@ def iter_triples(
             yield p, _DECISION, decision_iri(paper.decision)
         if paper.url:
             yield p, _URL, _url(paper.url)
+        for link in code_links(paper.abstract):
+            yield p, _CODE, _url(link)
         for keyword in paper.keywords:
             yield p, _KEYWORDS, Literal(keyword)
         for name in paper.authors:
@@ -198,6 +213,8 @@ def iter_triples(
                 )
             m = mention_iri(paper.id, mention.rank)
             yield p, _MENTIONS, target
+            if mention.role in _ROLE_PREDICATE:
+                yield p, _ROLE_PREDICATE[mention.role], target
             yield p, _HAS_MENTION, m
             yield m, _TYPE, _MENTION
             yield m, _CONCEPT, target
@@ -205,6 +222,31 @@ def iter_triples(
             yield m, _RANK, _integer(mention.rank)
             yield m, _SURFACE, Literal(mention.surface)
             yield m, _ATTRIBUTED, agent
+
+
+def _topic_and_merge_triples(
+    scheme: ConceptScheme, concepts: dict[str, URIRef]
+) -> Iterator[Triple]:
+    """Topics as skos:Collection (members linked both ways) and one node per merge."""
+    for topic in scheme.topics:
+        t = topic_iri(topic.id)
+        yield t, _TYPE, SKOS.Collection
+        yield t, _TYPE, PKG.Topic
+        yield t, _LABEL, Literal(topic.label)
+        for cid in topic.members:
+            yield t, _MEMBER, concepts[cid]
+            yield concepts[cid], PKG.topic, t
+    count: dict[str, int] = {}
+    for merge in scheme.merges:
+        n = count[merge.concept_id] = count.get(merge.concept_id, 0) + 1
+        node = merge_iri(merge.concept_id, n)
+        yield concepts[merge.concept_id], PKG.merge, node
+        yield node, _TYPE, PKG.MergeDecision
+        yield node, PKG.label, Literal(merge.label)
+        yield node, PKG.rule, Literal(merge.rule)
+        yield node, RDFS.comment, Literal(merge.detail)
+        if merge.paper_id is not None:
+            yield node, PROV.wasDerivedFrom, paper_iri(merge.paper_id)
 
 
 # ---------------------------------------------------------------- validation

@@ -40,7 +40,9 @@ class Settings:
         choices=("minilm", "onnx", "static"),
     )
     top_n: int = _opt(10, "concepts kept per paper")
-    diversity: float = _opt(0.3, "MMR diversity, 0 (none) to 1 (most)")
+    diversity: float = _opt(
+        0.1, "MMR diversity, 0 (none) to 1 (most); 0.1 keeps near-duplicates apart at "
+        "little cost to keyword F1 (bench/fit_ranker.py)")
     no_cache: bool = _opt(False, "do not read or write the embedding cache")
     debug: bool = _opt(False, "show tracebacks on errors")
     host: str = _opt("127.0.0.1", "address the HTTP service listens on")

@@ -20,24 +20,33 @@ __all__ = ["iri_of", "local_graph"]
 
 # One query per kind of frontier node and edge, VALUES first: Oxigraph joins these from
 # the bound side; a UNION of them made it scan every mention for every frontier node.
+_ROLE = (" OPTIONAL {{{{ {paper} pkg:proposes {concept} BIND(1 AS ?p) }}}}"
+         " OPTIONAL {{{{ {paper} pkg:evaluatesOn {concept} BIND(1 AS ?e) }}}}")
 _EDGE_QUERIES = {
     "paper": (
-        "SELECT ?a ?b ?score ?rank WHERE {{ VALUES ?a {{ {values} }} ?a pkg:hasMention ?m . "
-        "?m pkg:concept ?b ; pkg:score ?score ; pkg:rank ?rank }}",
-        "SELECT ?a ?b WHERE {{ VALUES ?a {{ {values} }} ?a dcterms:creator ?b }}",
+        ("mentions", "SELECT ?a ?b ?score ?rank ?p ?e WHERE {{ VALUES ?a {{ {values} }} "
+         "?a pkg:hasMention ?m . ?m pkg:concept ?b ; pkg:score ?score ; pkg:rank ?rank ."
+         + _ROLE.format(paper="?a", concept="?b") + " }}"),
+        ("creator", "SELECT ?a ?b WHERE {{ VALUES ?a {{ {values} }} ?a dcterms:creator ?b }}"),
     ),
     "concept": (
-        "SELECT ?a ?b ?score ?rank WHERE {{ VALUES ?a {{ {values} }} ?m pkg:concept ?a . "
-        "?b pkg:hasMention ?m . ?m pkg:score ?score ; pkg:rank ?rank }}",
+        ("mentions", "SELECT ?a ?b ?score ?rank ?p ?e WHERE {{ VALUES ?a {{ {values} }} "
+         "?m pkg:concept ?a . ?b pkg:hasMention ?m . ?m pkg:score ?score ; pkg:rank ?rank ."
+         + _ROLE.format(paper="?b", concept="?a") + " }}"),
+        ("broader", "SELECT ?a ?b WHERE {{ VALUES ?a {{ {values} }} "
+         "{{ ?a skos:broader ?b }} UNION {{ ?b skos:broader ?a }} }}"),
     ),
-    "author": ("SELECT ?a ?b WHERE {{ VALUES ?a {{ {values} }} ?b dcterms:creator ?a }}",),
+    "author": (
+        ("creator", "SELECT ?a ?b WHERE {{ VALUES ?a {{ {values} }} ?b dcterms:creator ?a }}"),
+    ),
 }
 
 _LABELS = SPARQL_PREFIXES + """
-SELECT ?n ?label WHERE {{
+SELECT ?n ?label ?type WHERE {{
   VALUES ?n {{ {values} }}
-  {{ ?n skos:prefLabel ?label }} UNION {{ ?n a pkg:Paper ; rdfs:label ?label }}
-  UNION {{ ?n a foaf:Person ; foaf:name ?label }}
+  {{ ?n skos:prefLabel ?label OPTIONAL {{ ?n a ?type FILTER(?type IN (pkg:Method, pkg:Dataset,
+     pkg:Task, pkg:Metric)) }} }}
+  UNION {{ ?n a pkg:Paper ; rdfs:label ?label }} UNION {{ ?n a foaf:Person ; foaf:name ?label }}
 }}"""
 
 _IRI = {"paper": paper_iri, "concept": concept_iri, "author": author_iri}
@@ -94,19 +103,26 @@ def _edges(
     for kind, keys in by_kind.items():
         for i in range(0, len(keys), 200):
             values = _values(keys[i : i + 200])
-            for template in _EDGE_QUERIES[kind]:
+            for edge_kind, template in _EDGE_QUERIES[kind]:
                 res = store.query(SPARQL_PREFIXES + template.format(values=values))
+                names = res.variables
                 for row in res.rows:
-                    a, b = row[0], row[1]
+                    cell = dict(zip(names, row, strict=True))
+                    a, b = cell["a"], cell["b"]
                     ka = _key(a.value) if a is not None else None
                     kb = _key(b.value) if b is not None else None
                     if ka is None or kb is None:
                         continue
-                    if len(row) == 4 and row[2] is not None and row[3] is not None:
-                        yield ka, kb, {"kind": "mentions", "score": float(row[2].value),
-                                       "rank": int(row[3].value)}
-                    else:
-                        yield ka, kb, {"kind": "creator", "score": 1.0}
+                    if edge_kind != "mentions":
+                        yield ka, kb, {"kind": edge_kind, "score": 1.0}
+                        continue
+                    role = "proposes" if cell.get("p") else (
+                        "evaluatesOn" if cell.get("e") else "mentions")
+                    score, rank = cell["score"], cell["rank"]
+                    yield ka, kb, {"kind": "mentions", "role": role,
+                                   "score": float(score.value) if score else 0.0,
+                                   "rank": int(rank.value) if rank else 0,
+                                   "proposes": role == "proposes"}
 
 
 def _label(store: Store, g: nx.Graph) -> None:
@@ -115,7 +131,11 @@ def _label(store: Store, g: nx.Graph) -> None:
         g.nodes[node]["kind"] = node.split(":", 1)[0]
     for i in range(0, len(nodes), 500):
         res = store.query(_LABELS.format(values=_values(nodes[i : i + 500])))
-        for n, label in res.rows:
+        for n, label, ctype in res.rows:
             key = _key(n.value) if n is not None else None
             if key is not None and label is not None:
                 g.nodes[key]["label"] = label.value
+                if key.startswith("concept:"):
+                    kind = ctype.value.rsplit("#", 1)[-1] if ctype is not None else "Concept"
+                    if g.nodes[key].get("ctype", "Concept") == "Concept":
+                        g.nodes[key]["ctype"] = kind

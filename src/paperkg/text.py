@@ -11,11 +11,15 @@ rules stand in for one.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from functools import cache
 
-__all__ = ["Candidate", "candidates", "clean_text", "tokens"]
+from paperkg.ingest import Paper
+from paperkg.terms import Abbreviation, abbreviations, term_key
+
+__all__ = ["Candidate", "KnownTerms", "candidates", "clean_text", "code_links", "document_text",
+           "tokens"]
 
 MAX_WORDS = 4
 
@@ -166,6 +170,27 @@ def clean_text(text: str) -> str:
     return " ".join(text.split())
 
 
+def document_text(paper: Paper) -> str:
+    """What a paper is embedded and mined as: its title (when it has one) and its abstract."""
+    body = clean_text(paper.abstract)
+    return f"{clean_text(paper.title)}. {body}" if paper.title else body
+
+
+_CODE_HOSTS = re.compile(
+    r"https?://(?:www\.)?(?:github\.com|gitlab\.com|bitbucket\.org|huggingface\.co|"
+    r"anonymous\.4open\.science|[\w-]+\.github\.io|codeberg\.org)/?[^\s,;)}\]]*", re.I)
+
+
+def code_links(abstract: str) -> list[str]:
+    """Links to code (GitHub, GitLab, Hugging Face, anonymous review mirrors...) in a text."""
+    out: list[str] = []
+    for m in _CODE_HOSTS.finditer(abstract.replace("\\url{", " ").replace("\\href{", " ")):
+        url = m.group(0).rstrip(".:'\"")
+        if url not in out:
+            out.append(url)
+    return out
+
+
 def tokens(text: str) -> list[str]:
     """Words (keeping hyphenated and dotted forms like 'GPT-3.5') and single punctuation marks."""
     return _TOKEN_RE.findall(text)
@@ -173,11 +198,28 @@ def tokens(text: str) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
-    """A candidate phrase as written in the abstract, with its first position (token index)."""
+    """A candidate phrase as written in the abstract, with its first position (token index).
+
+    `defined` marks the long form of an abbreviation the abstract defines ("Dynamic Prompt
+    Corruption (DPC)"): its uses of the short form are counted here too.
+    """
 
     text: str
     position: int
     count: int
+    defined: bool = False
+
+
+class KnownTerms:
+    """Phrases known to be terms of the field (e.g. author keywords of other papers), by key.
+
+    They are candidates wherever they occur, even where the grammar rules would not cut
+    them ("large language models", "mixture of experts", "diffusion" in "diffusion models").
+    """
+
+    def __init__(self, keys: Collection[str]) -> None:
+        self.keys = frozenset(keys)
+        self.first_words = frozenset(k.split()[0] for k in self.keys if k)
 
 
 def _is_word(tok: str) -> bool:
@@ -244,15 +286,70 @@ def _valid_span(words: list[str]) -> bool:
     return not (first.endswith("ing") and _verb_only(first) and first not in _ING_NOUNS)
 
 
-def candidates(text: str, max_words: int = MAX_WORDS) -> list[Candidate]:
+def candidates(
+    text: str, max_words: int = MAX_WORDS, known: KnownTerms | None = None
+) -> list[Candidate]:
     """Distinct candidate phrases of a cleaned abstract, in order of first appearance.
 
     English noun phrases are head-final, so a candidate is a tail of a run of content words
     (after trailing non-nouns are trimmed): "trainable continuous prompt vectors" gives
     "prompt vectors" and "continuous prompt vectors" but not "continuous prompt".
+    Long forms of abbreviations the text defines are candidates too, and absorb their
+    short form; so are `known` terms wherever they occur.
     """
+    toks = tokens(text)
+    seen = _tails(toks, max_words)
+    if known is not None:
+        from_tails = set(seen)
+        for pos, phrase in _known_spans(toks, known, max_words):
+            key = phrase.lower()
+            first, count, form = seen.get(key, (pos, 0, phrase))
+            seen[key] = (min(first, pos), count + (key not in from_tails), form)
+    out = [Candidate(form, pos, count) for pos, count, form in seen.values()]
+    return _fold_abbreviations(out, abbreviations(text), text)
+
+
+def _fold_abbreviations(
+    cands: list[Candidate], abbrevs: list[Abbreviation], text: str
+) -> list[Candidate]:
+    """Add each defined long form, counting its short form's uses, and drop the short form."""
+    if not abbrevs:
+        return cands
+    by_lower = {c.text.lower(): c for c in cands}
+    shorts = {a.short.lower() for a in abbrevs}
+    out = [c for c in cands if c.text.lower() not in shorts]
+    for a in abbrevs:
+        long_c = by_lower.get(a.long.lower())
+        short_c = by_lower.get(a.short.lower())
+        count = (long_c.count if long_c else 1) + (short_c.count if short_c else 0)
+        pos = min(c.position for c in (long_c, short_c) if c) if long_c or short_c else (
+            len(tokens(text[: text.find(a.long)])) if a.long in text else 0)
+        out = [c for c in out if c.text.lower() != a.long.lower()]
+        out.append(Candidate(a.long, pos, count, defined=True))
+    return sorted(out, key=lambda c: c.position)
+
+
+def _known_spans(toks: list[str], known: KnownTerms, max_words: int) -> Iterator[
+        tuple[int, str]]:
+    """(position, phrase) of every span of up to `max_words + 1` words whose key is known."""
+    n = len(toks)
+    for i, tok in enumerate(toks):
+        if not _is_word(tok):
+            continue
+        first = tok.lower().split("-")[0]
+        if first not in known.first_words and tok.lower() not in known.first_words:
+            continue
+        for j in range(i + 1, min(n, i + max_words + 1) + 1):
+            if not _is_word(toks[j - 1]):
+                break
+            phrase = " ".join(toks[i:j])
+            if term_key(phrase) in known.keys:
+                yield i, phrase
+
+
+def _tails(toks: list[str], max_words: int) -> dict[str, tuple[int, int, str]]:
     seen: dict[str, tuple[int, int, str]] = {}
-    for start, run in _runs(tokens(text)):
+    for start, run in _runs(toks):
         end = len(run)
         while end and not _noun_like_end(run[end - 1]):
             end -= 1
@@ -264,7 +361,7 @@ def candidates(text: str, max_words: int = MAX_WORDS) -> list[Candidate]:
             key = phrase.lower()
             pos, count, form = seen.get(key, (start + i, 0, phrase))
             seen[key] = (pos, count + 1, form)
-    return [Candidate(form, pos, count) for pos, count, form in seen.values()]
+    return seen
 
 
 _VERB_CONTEXT = frozenset("the a an this these that those its their our his her it them both each"

@@ -72,6 +72,7 @@ PREFIXES: Final[dict[str, str]] = {
     "paper": BASE + "paper/",
     "concept": BASE + "concept/",
     "author": BASE + "author/",
+    "topic": BASE + "topic/",
 }
 
 #: The PREFIX lines every example query starts with.
@@ -111,6 +112,16 @@ def mention_iri(paper_id: str, rank: int) -> URIRef:
     if rank < 1:
         raise ValueError(f"mention rank must be >= 1, got {rank}")
     return URIRef(f"{paper_iri(paper_id)}/mention/{rank}")
+
+
+def topic_iri(topic_id: str) -> URIRef:
+    """`{BASE}topic/{id}` — a group of co-occurring concepts (a skos:Collection)."""
+    return URIRef(f"{BASE}topic/{_segment(topic_id, 'topic')}")
+
+
+def merge_iri(concept_slug: str, n: int) -> URIRef:
+    """`{BASE}concept/{slug}/merge/{n}` — why the n-th alternative label was merged in."""
+    return URIRef(f"{concept_iri(concept_slug)}/merge/{n}")
 
 
 def extractor_iri(name: str) -> URIRef:

@@ -1,0 +1,162 @@
+"""Shared pieces of the concept benchmarks: the fixed sample, stemming, P/R/F1, baselines.
+
+Baseline outputs (vanilla KeyBERT, YAKE) are cached per paper in a JSON Lines file under
+the work directory, so a rerun of the benchmark only recomputes paperkg's own side.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import random
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared/data/iclr2025/papers.jsonl.gz"
+SEED = 2025
+
+
+@dataclass(frozen=True)
+class Record:
+    id: str
+    title: str
+    abstract: str
+    keywords: tuple[str, ...]
+    decision: str | None
+
+
+def load_corpus(path: Path = CORPUS) -> list[Record]:
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        rows = [json.loads(line) for line in fh if line.strip()]
+    return [Record(r["id"], r.get("title") or "", r["abstract"], tuple(r.get("keywords") or ()),
+                   r.get("decision")) for r in rows]
+
+
+def sample(records: Sequence[Record], n: int, seed: int = SEED) -> list[Record]:
+    """A fixed random sample of papers that have author keywords."""
+    pool = sorted((r for r in records if r.keywords), key=lambda r: r.id)
+    return random.Random(seed).sample(pool, n)
+
+
+@cache
+def _stemmer() -> Callable[[str], str]:
+    from nltk.stem.porter import PorterStemmer
+
+    return PorterStemmer().stem
+
+
+def stem_phrase(phrase: str) -> str:
+    """Porter-stemmed, lower-cased words joined by one space; hyphens split words."""
+    stem = _stemmer()
+    return " ".join(stem(w) for w in re.findall(r"[a-z0-9]+", phrase.lower()))
+
+
+def dedupe_stemmed(phrases: Iterable[str]) -> list[str]:
+    out: list[str] = []
+    for p in phrases:
+        s = stem_phrase(p)
+        if s and s not in out:
+            out.append(s)
+    return out
+
+
+def prf(predicted: Sequence[str], gold: Sequence[str], k: int) -> tuple[float, float, float]:
+    """P, R, F1 at k for one paper: P divides by k, R by the number of gold keywords."""
+    pred = dedupe_stemmed(predicted)[:k]
+    truth = set(dedupe_stemmed(gold))
+    hits = sum(1 for p in pred if p in truth)
+    p = hits / k
+    r = hits / len(truth) if truth else 0.0
+    f = 2 * p * r / (p + r) if p + r else 0.0
+    return p, r, f
+
+
+def mean_prf(preds: dict[str, list[str]], sample_: Sequence[Record], k: int) -> dict[str, float]:
+    rows = [prf(preds.get(r.id, []), r.keywords, k) for r in sample_]
+    n = len(rows)
+    return {f"P@{k}": 100 * sum(r[0] for r in rows) / n,
+            f"R@{k}": 100 * sum(r[1] for r in rows) / n,
+            f"F1@{k}": 100 * sum(r[2] for r in rows) / n}
+
+
+class ResultCache:
+    """Per-paper baseline output keyed by method+params and a hash of the input text."""
+
+    def __init__(self, path: Path, method: str) -> None:
+        self.path, self.method = path, method
+        self.data: dict[str, list[str]] = {}
+        if path.is_file():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                self.data[row["k"]] = row["v"]
+
+    def key(self, text: str) -> str:
+        return hashlib.sha1(f"{self.method}\n{text}".encode()).hexdigest()
+
+    def get(self, text: str) -> list[str] | None:
+        return self.data.get(self.key(text))
+
+    def put(self, text: str, value: list[str]) -> None:
+        k = self.key(text)
+        self.data[k] = value
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"k": k, "v": value}) + "\n")
+
+
+def baseline_text(r: Record) -> str:
+    return f"{r.title}. {r.abstract}" if r.title else r.abstract
+
+
+def run_keybert(records: Sequence[Record], work: Path, top_n: int = 10) -> dict[str, list[str]]:
+    """Vanilla KeyBERT as the issue states it: 1-3-grams, English stop words, MMR 0.5, MiniLM.
+
+    KeyBERT's own batch mode (a list of documents: one CountVectorizer, each n-gram embedded
+    once) with MiniLM run through paperkg's ONNX embedder, which gives the same vectors as
+    sentence-transformers (tests/test_extract.py) about twice as fast here.
+    """
+    cache_ = ResultCache(work / "keybert.jsonl", f"keybert-1-3-english-mmr0.5-top{top_n}")
+    todo = [r for r in records if cache_.get(baseline_text(r)) is None]
+    if todo:
+        from keybert import KeyBERT
+        from keybert.backend import BaseEmbedder
+
+        from paperkg.embed import make_embedder
+
+        embedder = make_embedder("onnx", work / "cache")
+
+        class Backend(BaseEmbedder):  # type: ignore[misc]
+            def embed(self, documents: list[str], verbose: bool = False) -> object:
+                return embedder.encode(list(documents))
+
+        kw_model = KeyBERT(Backend())
+        for start in range(0, len(todo), 100):
+            chunk = todo[start:start + 100]
+            print(f"vanilla KeyBERT: papers {start + 1}-{start + len(chunk)} of {len(todo)}",
+                  flush=True)
+            outs = kw_model.extract_keywords(
+                [baseline_text(r) for r in chunk], keyphrase_ngram_range=(1, 3),
+                stop_words="english", use_mmr=True, diversity=0.5, top_n=top_n)
+            for r, out in zip(chunk, outs, strict=True):
+                cache_.put(baseline_text(r), [p for p, _ in out])
+    return {r.id: cache_.get(baseline_text(r)) or [] for r in records}
+
+
+def run_yake(records: Sequence[Record], work: Path, top_n: int = 10) -> dict[str, list[str]]:
+    """YAKE with n=3 (its other settings at their defaults)."""
+    cache_ = ResultCache(work / "yake.jsonl", f"yake-n3-top{top_n}")
+    todo = [r for r in records if cache_.get(baseline_text(r)) is None]
+    if todo:
+        import yake
+
+        ex = yake.KeywordExtractor(lan="en", n=3, top=top_n)
+        for r in todo:
+            cache_.put(baseline_text(r), [p for p, _ in ex.extract_keywords(baseline_text(r))])
+    return {r.id: cache_.get(baseline_text(r)) or [] for r in records}

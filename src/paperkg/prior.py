@@ -1,0 +1,138 @@
+"""What authors in the field call a keyword: a prior learned from author keywords.
+
+Similarity to the abstract alone favours phrases more specific than the ones people pick
+("sparse autoencoder feature steering" over "interpretability"). KEA-style
+*keyphraseness* corrects for that: of the papers whose abstract offers a phrase as a
+candidate, how many list it as a keyword? Counts are kept per `term_key`, and a paper
+that contributed to the counts is left out of them when it is itself scored, so no paper
+ever learns from its own keywords.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import math
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from paperkg.ingest import Paper
+from paperkg.terms import term_key
+from paperkg.text import MAX_WORDS, KnownTerms, candidates, clean_text
+
+__all__ = ["KeywordPrior", "cached_prior", "corpus_fingerprint", "learn_prior"]
+
+# Smoothing toward the corpus base rate (about 3 % of candidates are keywords): a phrase
+# seen as a candidate a handful of times cannot get an extreme keyphraseness.
+_PSEUDO_COUNT = 4.0
+_BASE_RATE = 0.03
+MIN_KEYWORD_PAPERS = 2
+
+
+@dataclass(slots=True)
+class KeywordPrior:
+    """Per term key: papers listing it as a keyword, papers offering it as a candidate,
+    and papers doing both. Empty when the corpus has no author keywords."""
+
+    keyword: Counter[str] = field(default_factory=Counter)
+    candidate: Counter[str] = field(default_factory=Counter)
+    both: Counter[str] = field(default_factory=Counter)
+    papers: int = 0
+
+    def __bool__(self) -> bool:
+        return self.papers > 0
+
+    def known(self) -> KnownTerms:
+        """Terms listed as keywords by at least two papers: candidates wherever they occur."""
+        return KnownTerms({k for k, n in self.keyword.items() if n >= MIN_KEYWORD_PAPERS})
+
+    def fingerprint(self) -> str:
+        """A short hash of the counts: the extraction cache depends on it."""
+        h = hashlib.sha256()
+        for name, counter in (("k", self.keyword), ("c", self.candidate), ("b", self.both)):
+            for key in sorted(counter):
+                h.update(f"{name}\t{key}\t{counter[key]}\n".encode())
+        return h.hexdigest()[:16]
+
+    def scores(
+        self, key: str, own_keywords: frozenset[str] = frozenset(), own_candidates:
+        frozenset[str] = frozenset()
+    ) -> tuple[float, float]:
+        """(log-odds keyphraseness, log(1 + keyword papers)), the scored paper left out."""
+        kw = self.keyword[key] - (key in own_keywords)
+        cand = self.candidate[key] - (key in own_candidates)
+        both = self.both[key] - (key in own_keywords and key in own_candidates)
+        p = (max(both, 0) + _PSEUDO_COUNT * _BASE_RATE) / (max(cand, 0) + _PSEUDO_COUNT)
+        return math.log(p / (1 - p)), math.log1p(max(kw, 0))
+
+    def save(self, path: Path) -> None:
+        rows = {"papers": self.papers, "keyword": self.keyword, "candidate": self.candidate,
+                "both": self.both}
+        with gzip.open(path, "wt", encoding="utf-8") as fh:
+            json.dump(rows, fh)
+
+    @classmethod
+    def load(cls, path: Path) -> KeywordPrior:
+        with gzip.open(path, "rt", encoding="utf-8") as fh:
+            rows = json.load(fh)
+        return cls(Counter(rows["keyword"]), Counter(rows["candidate"]), Counter(rows["both"]),
+                   int(rows["papers"]))
+
+
+def keyword_keys(paper: Paper) -> frozenset[str]:
+    return frozenset(k for k in (term_key(clean_text(w)) for w in paper.keywords) if k)
+
+
+def corpus_fingerprint(papers: Sequence[Paper]) -> str:
+    """A hash of what a prior is learned from: every paper's text and keywords."""
+    h = hashlib.sha256()
+    for p in sorted(papers, key=lambda p: p.id):
+        h.update(f"{p.id}\x00{p.title}\x00{p.abstract}\x00{p.keywords}\n".encode())
+    return h.hexdigest()[:24]
+
+
+def cached_prior(
+    papers: Sequence[Paper], doc_text: Callable[[Paper], str], cache_dir: Path | None,
+    tick: Callable[[int], None] | None = None,
+) -> KeywordPrior:
+    """`learn_prior`, kept under `cache_dir/priors/` by a hash of the corpus."""
+    path = cache_dir / "priors" / f"{corpus_fingerprint(papers)}.json.gz" if cache_dir else None
+    if path is not None and path.is_file():
+        return KeywordPrior.load(path)
+    prior = learn_prior(papers, doc_text, tick=tick)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        prior.save(tmp)
+        tmp.replace(path)
+    return prior
+
+
+def learn_prior(
+    papers: Sequence[Paper],
+    doc_text: Callable[[Paper], str],
+    max_words: int = MAX_WORDS,
+    tick: Callable[[int], None] | None = None,
+) -> KeywordPrior:
+    """Count, over the papers that have author keywords, how often each term is a keyword,
+    a candidate of the abstract, and both."""
+    with_keywords = [p for p in papers if p.keywords]
+    prior = KeywordPrior(papers=len(with_keywords))
+    for p in with_keywords:
+        prior.keyword.update(keyword_keys(p))
+    known = prior.known()
+    for p in with_keywords:
+        own = keyword_keys(p)
+        cands = candidate_keys(doc_text(p), max_words, known)
+        prior.candidate.update(cands)
+        prior.both.update(cands & own)
+        if tick:
+            tick(1)
+    return prior
+
+
+def candidate_keys(text: str, max_words: int, known: KnownTerms | None) -> frozenset[str]:
+    return frozenset(term_key(c.text) for c in candidates(text, max_words, known))

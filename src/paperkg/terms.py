@@ -1,0 +1,154 @@
+"""What makes two spellings one term: the merge key, and abbreviations defined in a text.
+
+`term_key` folds case, hyphens and the plural of the last word ("Language-Models" and
+"language model" share a key). `abbreviations` finds the "long form (SHORT)" definitions
+of an abstract with the Schwartz & Hearst (2003) algorithm, so that "large language models
+(LLMs)" ties "LLMs" to its long form. These are the merge rules that need no corpus;
+`canon` applies them across papers and records why each merge happened.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["Abbreviation", "abbreviations", "singular", "term_key"]
+
+_INVARIANT_S = (
+    "ss", "us", "is", "ics", "ous", "ness", "ias", "sis", "xis", "sus", "ys", "series",
+    "species",
+)
+_IRREGULAR = {"indices": "index", "matrices": "matrix", "vertices": "vertex", "data": "data",
+              "analyses": "analysis", "hypotheses": "hypothesis", "criteria": "criterion",
+              "phenomena": "phenomenon", "children": "child", "people": "person",
+              "bases": "basis", "axes": "axis", "mice": "mouse", "lemmata": "lemma"}
+
+
+def singular(word: str) -> str:
+    """English plural to singular, lower-cased; conservative (an unsure word stays as is)."""
+    lower = word.lower()
+    if lower in _IRREGULAR:
+        return _IRREGULAR[lower]
+    if len(lower) <= 3 or not lower.endswith("s") or lower.endswith(_INVARIANT_S):
+        return lower
+    if lower.endswith("ies") and len(lower) > 4:
+        return lower[:-3] + "y"
+    if lower.endswith(("sses", "shes", "ches", "xes", "zes")):
+        return lower[:-2]
+    return lower[:-1]
+
+
+def term_key(phrase: str) -> str:
+    """The merge key: lower case, hyphens/slashes as spaces, last word singular.
+
+    An all-capital acronym keeps its final S ("SYSTEMS"), a mixed one loses the plural
+    "s" ("LLMs" → "llm", "GNNs" → "gnn").
+    """
+    words = re.sub(r"[-\u2010-\u2015/]+", " ", phrase).split()
+    if not words:
+        return ""
+    last = words[-1]
+    if last.isupper():
+        words[-1] = last.lower()
+    elif re.fullmatch(r"[A-Z0-9]{2,}s", last):
+        words[-1] = last[:-1].lower()
+    else:
+        words[-1] = singular(last)
+    return " ".join(w.lower() for w in words)
+
+
+@dataclass(frozen=True, slots=True)
+class Abbreviation:
+    """`short` is defined in the text as `long` ("LLMs" / "large language models")."""
+
+    short: str
+    long: str
+
+
+_PAREN = re.compile(r"\(([^()]{1,40})\)")
+_SHORT = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-.+&/]*[A-Za-z0-9+]?s?")
+_CLAUSE_BREAK = re.compile(r"[.;:!?()\[\]]|,\s|\bthe\s|\ba\s|\ban\s|\bof\s(?:the|a)\s")
+_LEADING_JUNK = re.compile(
+    r"^(?:(?:a|an|the|our|its|their|this|these|novel|new|called|named|termed|dubbed|"
+    r"namely|i\.e\.|e\.g\.|we|is|are)\s+)+", re.IGNORECASE)
+
+
+def _is_short_form(text: str) -> bool:
+    """Two to ten characters, a letter among them, one word, a capital or digit in it."""
+    if not 2 <= len(text) <= 10 or " " in text or not _SHORT.fullmatch(text):
+        return False
+    if not any(c.isalpha() for c in text):
+        return False
+    return sum(c.isupper() for c in text) >= 1 and not (text[0].isupper() and text[1:].islower())
+
+
+def _by_initials(short: str, words: list[str]) -> str | None:
+    """The shortest tail of `words` whose word initials spell the short form exactly:
+    "Proximal Policy Optimization" for "PPO", where character matching alone would stop
+    at "Policy Optimization" (the p of "Optimization")."""
+    letters = "".join(c for c in short.lower() if c.isalnum())
+    for k in range(1, len(words) + 1):
+        parts = [p for w in words[-k:] for p in re.split(r"[-‐-―]", w)
+                 if p and p.lower() not in _LINK_WORDS]
+        initials = "".join(p[0].lower() for p in parts)
+        if initials == letters:
+            return " ".join(words[-k:])
+    return None
+
+
+def _best_long_form(short: str, window: str) -> str | None:
+    """Schwartz & Hearst: match the short form's characters right to left in the window,
+    the first one at the start of a word; the long form starts at that word."""
+    s, w = len(short) - 1, len(window) - 1
+    while s >= 0:
+        c = short[s].lower()
+        if not c.isalnum():
+            s -= 1
+            continue
+        while w >= 0 and (window[w].lower() != c
+                          or (s == 0 and w > 0 and window[w - 1].isalnum())):
+            w -= 1
+        if w < 0:
+            return None
+        w -= 1
+        s -= 1
+    start = window.rfind(" ", 0, w + 1) + 1
+    return window[start:].strip()
+
+
+_LINK_WORDS = frozenset("of for from in on with and to by via the a an".split())
+
+
+def _initials_fit(short: str, long: str) -> bool:
+    """Every content word of the long form starts with a letter the short form has:
+    rejects "language to direct language models" for "LLMs"."""
+    letters = short.lower()
+    return all(w[0].lower() in letters for w in long.split()
+               if w.lower() not in _LINK_WORDS and w[0].isalpha())
+
+
+def abbreviations(text: str) -> list[Abbreviation]:
+    """Every "long form (SHORT)" definition in a text, in order, first definition wins."""
+    found: dict[str, Abbreviation] = {}
+    for match in _PAREN.finditer(text):
+        inner = re.split(r"[;,]|\s+-\s+|\s+or\s+", match.group(1))[0].strip()
+        if not _is_short_form(inner) or inner in found:
+            continue
+        before = text[: match.start()].rstrip()
+        cut = max((m.end() for m in _CLAUSE_BREAK.finditer(before)), default=0)
+        words = before[cut:].split()
+        core = len(inner.rstrip("s")) if inner.endswith("s") and not inner.isupper() else len(inner)
+        words = words[-min(core + 5, 2 * core):]
+        long = _by_initials(inner[:core], words) or _best_long_form(inner, " ".join(words))
+        if long is None:
+            continue
+        long = _LEADING_JUNK.sub("", long).strip(" -'’\"")
+        n_words = len(long.split())
+        if not _initials_fit(inner, long):
+            continue
+        if n_words < 2 and "-" not in long or long.lower() == inner.lower():
+            continue
+        if len(long) <= len(inner) or n_words > core + 2:
+            continue
+        found[inner] = Abbreviation(inner, long)
+    return list(found.values())
