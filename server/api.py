@@ -21,7 +21,7 @@ from paperkg.vocab import author_iri, concept_iri, paper_iri, parse_iri
 from server.context import Context, get_context
 from server.errors import ApiError
 
-__all__ = ["node_json", "router"]
+__all__ = ["node_json", "ok", "resolve_key", "router"]
 
 router = APIRouter(prefix="/api", tags=["api"])
 Ctx = Annotated[Context, Depends(get_context)]
@@ -111,7 +111,7 @@ async def neighbours(
     bad = [t for t in wanted if t not in NODE_TYPES]
     if bad:
         raise ApiError(400, f"unknown type(s) {bad}; choose from {list(NODE_TYPES)}")
-    start = _resolve(ctx, node_id)
+    start = resolve_key(ctx, node_id)
     subtypes = {_CONCEPT_TYPES[t] for t in wanted if t in _CONCEPT_TYPES}
     kinds = {("concept" if t in _CONCEPT_TYPES else t) for t in wanted} or None
     found, links = ctx.walker.neighbourhood(start, depth=depth, limit=limit, kinds=kinds)
@@ -126,7 +126,7 @@ async def neighbours(
     return ok({"center": start, "depth": depth, "nodes": nodes, "edges": edges})
 
 
-def _resolve(ctx: Context, text: str) -> str:
+def resolve_key(ctx: Context, text: str) -> str:
     """A node key: `kind:id`, a bare id or an IRI straight from the in-memory graph; only
     a label needs the (slower) store lookup of `paperkg.query.resolve_node`."""
     g = ctx.walker.g

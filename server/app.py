@@ -24,7 +24,7 @@ from paperkg.kg import open_kg
 from paperkg.search import CorpusIndex
 from paperkg.settings import Settings
 from paperkg.walk import Walker
-from server import api, pages, sparql
+from server import api, pages, sparql, views
 from server.context import Context, get_context
 from server.errors import install_handlers
 from server.pool import QueryPool
@@ -63,6 +63,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(sparql.router)
     app.include_router(api.router)
     app.include_router(pages.router)
+    app.include_router(views.router)
 
     @app.get("/healthz", tags=["service"], summary="liveness and readiness")
     async def healthz(ctx: Annotated[Context, Depends(get_context)]) -> dict[str, object]:

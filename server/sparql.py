@@ -20,9 +20,9 @@ from server.context import Context, get_context
 from server.errors import ApiError, error_response
 from server.negotiate import known_formats, negotiate
 from server.pages import render
-from server.pool import Busy, DeadlineExceeded, Job, WorkerLost
+from server.pool import Busy, DeadlineExceeded, Job, Reply, WorkerLost
 
-__all__ = ["graph_response", "router"]
+__all__ = ["graph_response", "router", "run_query"]
 
 router = APIRouter(tags=["sparql"])
 MAX_BODY = 1 << 20
@@ -82,11 +82,29 @@ def _decode(body: bytes) -> str:
 
 async def execute(request: Request, ctx: Context, query: str, fmt: str | None) -> Response:
     """Run one query in the pool; map each outcome to a status code and the error shape."""
+    reply = await run_query(ctx, query, request.headers.get("accept"), fmt)
+    if isinstance(reply, Response):
+        return reply
+    headers = {"Vary": "Accept", "X-Result-Rows": str(reply.rows)}
+    if reply.truncated:
+        headers["X-Result-Truncated"] = f"row cap {ctx.settings.row_cap}"
+    if isinstance(reply.result, QueryResult):
+        page = render(request, "sparql.html", query=query, result=reply.result,
+                      row_cap=ctx.settings.row_cap)
+        page.headers.update(headers)
+        return page
+    return Response(reply.body, media_type=reply.media_type, headers=headers)
+
+
+async def run_query(ctx: Context, query: str, accept: str | None,
+                    fmt: str | None) -> Reply | Response:
+    """One query through the pool: its Reply, or the error answer (the one JSON shape).
+    `fmt="html"` gets the QueryResult itself back (the HTML table and graph views)."""
     if not query.strip():
         raise ApiError(400, "empty query")
     full = with_prefixes(query)
     shift = full.count("\n") - query.count("\n")
-    job = Job(full, request.headers.get("accept"), fmt, ctx.settings.row_cap)
+    job = Job(full, accept, fmt, ctx.settings.row_cap)
     try:
         reply = await ctx.pool.run(job)
     except DeadlineExceeded as err:
@@ -107,15 +125,7 @@ async def execute(request: Request, ctx: Context, query: str, fmt: str | None) -
         raise ApiError(406, reply.message)
     if reply.status == "failed":
         raise ApiError(500, reply.message, "query_failed")
-    headers = {"Vary": "Accept", "X-Result-Rows": str(reply.rows)}
-    if reply.truncated:
-        headers["X-Result-Truncated"] = f"row cap {ctx.settings.row_cap}"
-    if isinstance(reply.result, QueryResult):
-        page = render(request, "sparql.html", query=query, result=reply.result,
-                      row_cap=ctx.settings.row_cap)
-        page.headers.update(headers)
-        return page
-    return Response(reply.body, media_type=reply.media_type, headers=headers)
+    return reply
 
 
 def graph_response(result: QueryResult, request: Request, fmt: str | None) -> Response:

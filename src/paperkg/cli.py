@@ -57,6 +57,23 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--format", choices=("table", "json"), default="table")
     add_arguments(c, ("kg", "debug"))
 
+    c = sub.add_parser("view", help="draw a neighbourhood, two papers' links or a SPARQL "
+                                    "answer as an interactive HTML file that works offline")
+    c.add_argument("node", nargs="?",
+                   help="paper id, concept:<slug>, author:<slug> or a concept label")
+    c.add_argument("--depth", type=int, default=1, choices=(1, 2, 3))
+    c.add_argument("--limit", type=int, default=100, help="keep at most this many nodes")
+    c.add_argument("--connect", nargs=2, metavar=("A", "B"),
+                   help="instead of NODE: what connects A and B (shared concepts, paths)")
+    c.add_argument("--sparql", metavar="QUERY",
+                   help="instead of NODE: a CONSTRUCT/DESCRIBE, or a SELECT of node pairs "
+                        "(text, - for stdin or @FILE)")
+    c.add_argument("-o", "--output", type=Path, required=True, help="the HTML file to write")
+    c.add_argument("--link-base", metavar="URL",
+                   help="clicking a node opens its page on this paperkg service, e.g. "
+                        "http://127.0.0.1:8000 (default: nodes are not links)")
+    add_arguments(c, ("kg", "debug"))
+
     c = sub.add_parser("export", help="write the KG as Turtle, N-Triples, JSON-LD or GraphML")
     c.add_argument("--format", choices=("ttl", "nt", "jsonld", "graphml"), required=True)
     c.add_argument("-o", "--output", type=Path, help="file to write (default KG_DIR/export/)")

@@ -193,3 +193,34 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         return 1
     serve(settings)
     return 0
+
+
+def cmd_view(args: argparse.Namespace, settings: Settings) -> int:
+    """Write one view as a standalone HTML file (vis-network inlined: works offline)."""
+    from paperkg import views
+    from paperkg.query import neighbours, resolve_node, run_sparql
+    from paperkg.viewpage import render_page, store_lookup
+
+    chosen = [x for x in (args.node, args.connect, args.sparql) if x]
+    if len(chosen) != 1:
+        raise ValueError("give exactly one of NODE, --connect A B or --sparql QUERY")
+    if args.limit < 1:
+        raise ValueError(f"--limit must be at least 1 (got {args.limit})")
+    kg = open_kg(settings.kg)
+    if args.connect:
+        a, b = (resolve_node(kg, x) for x in args.connect)
+        view = views.connect_view(kg.graph, a, b)
+    elif args.sparql:
+        view = views.sparql_view(run_sparql(kg, _read_query(args.sparql)))
+    else:
+        start = resolve_node(kg, args.node)
+        sub = neighbours(kg, start, args.depth, args.limit)
+        view = views.neighbourhood_view(sub, start, args.depth, args.limit)
+    views.fill_labels(view.graph, store_lookup(kg.store))
+    html = render_page(view, pages=args.link_base)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(html, encoding="utf-8")
+    g = view.graph
+    print(f"wrote {args.output}: {g.number_of_nodes()} nodes, {g.number_of_edges()} edges "
+          f"({view.subtitle}); {len(html.encode()):,} bytes, self-contained")
+    return 0

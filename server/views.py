@@ -1,0 +1,138 @@
+"""Graph views in the browser: a node's neighbourhood, what connects two papers, a SPARQL
+answer as a picture; and the vis-network files they load, served from here so a view
+requests nothing from another host. The drawing is `paperkg.views`/`paperkg.viewpage`;
+this module only resolves ids, picks the graph and answers."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Path, Query
+from fastapi.responses import HTMLResponse, Response
+
+from paperkg import views
+from paperkg.results import QueryResult
+from paperkg.viewpage import ASSETS, asset, render_page
+from server.api import ok, resolve_key
+from server.context import Context, get_context
+from server.errors import ApiError
+from server.sparql import run_query
+
+__all__ = ["router"]
+
+router = APIRouter(tags=["views"])
+Ctx = Annotated[Context, Depends(get_context)]
+STATIC = "/static/vis/"
+_HEADERS = {"Cache-Control": "no-store"}
+
+
+def _lookup(ctx: Context) -> Any:
+    """Labels and attributes from the in-memory graph; concept subtypes from the index."""
+    g = ctx.walker.g
+
+    def lookup(keys: list[str]) -> dict[str, dict[str, Any]]:
+        out: dict[str, dict[str, Any]] = {}
+        for key in keys:
+            attrs = dict(g.nodes[key]) if key in g else {}
+            kind, _, ident = key.partition(":")
+            concept = ctx.index.concepts.get(ident) if kind == "concept" else None
+            subtypes = [t for t in concept.types if t in views.CONCEPT_TYPES] if concept else []
+            if subtypes:
+                attrs["ctype"] = subtypes[0]
+            if attrs:
+                out[key] = attrs
+        return out
+
+    return lookup
+
+
+def _page(ctx: Context, view: views.View, center: str | None = None) -> HTMLResponse:
+    views.fill_labels(view.graph, _lookup(ctx))
+    links = {"home": "/"}
+    if center:
+        page = views.page_of(center, "")
+        if page:
+            links["its page"] = page
+    html = render_page(view, assets=STATIC, pages="", expand="/view/expand/", links=links)
+    return HTMLResponse(html, headers=_HEADERS)
+
+
+@router.get("/view/node/{node_id}", response_class=HTMLResponse,
+            summary="the neighbourhood of a paper, concept or author, drawn")
+async def node_view(
+    ctx: Ctx,
+    node_id: Annotated[str, Path(description="paper id, paper:ID, concept:slug, author:slug "
+                                             "or a concept label")],
+    depth: Annotated[int, Query(ge=1, le=3)] = 1,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+) -> HTMLResponse:
+    start = resolve_key(ctx, node_id)
+    sub = _neighbourhood(ctx, start, depth, limit)
+    return _page(ctx, views.neighbourhood_view(sub, start, depth, limit), start)
+
+
+@router.get("/view/expand/{node_id}", summary="a node's nearest neighbours as vis-network "
+                                              "data (what shift-click adds to a view)")
+async def expand(ctx: Ctx, node_id: str,
+                 limit: Annotated[int, Query(ge=1, le=200)] = 25) -> Response:
+    start = resolve_key(ctx, node_id)
+    view = views.neighbourhood_view(_neighbourhood(ctx, start, 1, limit), start, 1, limit)
+    view.centers = ()
+    views.fill_labels(view.graph, _lookup(ctx))
+    data = views.vis_data(view, pages="")
+    return ok({"center": start, "nodes": data["nodes"], "edges": data["edges"]})
+
+
+def _neighbourhood(ctx: Context, start: str, depth: int, limit: int) -> Any:
+    import networkx as nx
+
+    found, links = ctx.walker.neighbourhood(start, depth=depth, limit=limit)
+    sub = nx.Graph()
+    sub.add_nodes_from(found)
+    sub.add_edges_from(links)
+    return sub
+
+
+@router.get("/view/connect", response_class=HTMLResponse,
+            summary="what connects two papers: shared concepts and shortest paths, drawn")
+async def connect_view(
+    ctx: Ctx,
+    a: Annotated[str, Query(min_length=1, description="a paper id (or any node)")],
+    b: Annotated[str, Query(min_length=1, description="another paper id (or any node)")],
+) -> HTMLResponse:
+    ka, kb = resolve_key(ctx, a), resolve_key(ctx, b)
+    if ka == kb:
+        raise ApiError(400, f"a and b are the same node ({ka}); pick two different ones")
+    view = await asyncio.to_thread(views.connect_view, ctx.walker.g, ka, kb)
+    return _page(ctx, view)
+
+
+@router.get("/view/sparql", response_class=HTMLResponse,
+            summary="the graph of a SPARQL CONSTRUCT/DESCRIBE answer or of a SELECT "
+                    "returning node pairs, drawn")
+async def sparql_view(
+    ctx: Ctx,
+    query: Annotated[str, Query(min_length=1, max_length=20_000,
+                                description="CONSTRUCT, DESCRIBE, or SELECT ?a ?b …")],
+    limit: Annotated[int, Query(ge=1, le=1000)] = 500,
+) -> Response:
+    reply = await run_query(ctx, query, None, "html")
+    if isinstance(reply, Response):
+        return reply
+    if not isinstance(reply.result, QueryResult):
+        raise ApiError(500, "the query worker sent no result", "query_failed")
+    try:
+        view = views.sparql_view(reply.result, max_nodes=limit)
+    except ValueError as err:
+        raise ApiError(400, str(err), "not_a_graph") from None
+    return _page(ctx, view)
+
+
+@router.get("/static/vis/{name}", summary="vis-network, as shipped inside pyvis")
+async def static_asset(name: str) -> Response:
+    if name not in ASSETS:
+        raise ApiError(404, f"no static file {name!r}; files: {', '.join(ASSETS)}")
+    return Response(asset(name), media_type=ASSETS[name],
+                    headers={"Cache-Control": "public, max-age=86400"})
+
