@@ -72,8 +72,12 @@ async def paper(paper_id: str, ctx: Ctx) -> Response:
 @router.get("/papers/{paper_id}/related",
             summary="papers sharing concepts, ranked by the weight of what they share")
 async def related(paper_id: str, ctx: Ctx,
-                  limit: Annotated[int, Query(ge=1, le=200)] = 10) -> Response:
-    rows = ctx.index.related(paper_id, limit)
+                  limit: Annotated[int, Query(ge=1, le=200)] = 10,
+                  blend: Annotated[float, Query(
+                      ge=0.0, le=1.0, description="weight of abstract similarity in the "
+                      "ranking (0: shared concepts only); results always share concepts")] = 0.0,
+                  ) -> Response:
+    rows = ctx.index.related(paper_id, limit, blend)
     return ok({"paper": paper_id, "related": [
         {**paper_json(ctx.index.papers[r.paper_id]), "score": r.score,
          "shared": [{"concept": c, "weight": w} for c, w in r.shared]} for r in rows]})

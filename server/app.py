@@ -40,6 +40,9 @@ def create_app(settings: Settings) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         kg = open_kg(Path(settings.kg))
         index = await asyncio.to_thread(CorpusIndex.from_store, kg.store)
+        vectors = await asyncio.to_thread(lambda: kg.doc_vectors)
+        if vectors is not None:
+            index.attach_vectors(*vectors)
         walker = await asyncio.to_thread(lambda: Walker(kg.graph))
         pool = QueryPool(str(kg.path / "store"), settings.query_workers, settings.deadline)
         await pool.start()

@@ -131,7 +131,11 @@ def test_extract_writes_ranked_concepts(tmp_path: Path, cache_dir: Path,
     for r in rows:
         scores = [c["score"] for c in r["concepts"]]
         assert len(scores) >= 5 and scores == sorted(scores, reverse=True)
-    assert "Dynamic Prompt Corruption" in [c["label"] for c in rows[0]["concepts"]]
+    dpc = {c["label"]: c for c in rows[0]["concepts"]}
+    assert dpc["Dynamic Prompt Corruption"]["type"] == "Method"
+    assert dpc["Dynamic Prompt Corruption"]["role"] == "proposes"
+    assert {dpc[d]["type"] for d in ("GSM8K", "MATH", "AQuA")} == {"Dataset"}
+    assert dpc["GSM8K"]["role"] == "evaluatesOn"
 
 
 def test_bad_input_stops_the_build_and_keeps_the_old_kg(demo_kg: Path, tmp_path: Path):

@@ -39,7 +39,11 @@ def test_neighbours(client: httpx.Client, demo_kg: Path, dpc: str) -> None:
     assert one["center"] == f"paper:{dpc}" and ids == own | {f"paper:{dpc}"}
     assert {(e["source"], e["target"]) for e in one["edges"]} <= \
         {(a, b) for a in ids for b in ids}
-    assert all(e["kind"] == "mentions" and 0 < e["score"] <= 1 for e in one["edges"])
+    paper_edges = [e for e in one["edges"] if f"paper:{dpc}" in (e["source"], e["target"])]
+    assert paper_edges and all(e["kind"] == "mentions" and 0 <= e["score"] <= 1
+                               for e in paper_edges)
+    # the rest link two of the paper's concepts: one is a kind of the other
+    assert all(e["kind"] == "broader" for e in one["edges"] if e not in paper_edges)
     two = client.get(f"/api/nodes/{dpc}/neighbours", params={"depth": 2, "limit": 200}).json()
     kinds = {n["kind"] for n in two["nodes"]}
     assert "paper" in kinds and len(two["nodes"]) > len(one["nodes"])

@@ -83,10 +83,14 @@ def _parser() -> argparse.ArgumentParser:
     add_arguments(c, ("kg", "host", "port", "deadline", "row_cap", "query_workers",
                       "cors_origins", "debug"))
 
-    c = sub.add_parser("extract", help="ranked concepts per record, as JSON Lines")
+    c = sub.add_parser("extract", help="canonical, typed concepts per record, as JSON Lines")
     c.add_argument("input", type=Path, help=".jsonl[.gz] with id, abstract and optional title")
     c.add_argument("--out", type=Path, required=True, help="FILE.jsonl to write")
     c.add_argument("--skip-invalid", action="store_true", help="skip bad records, say which")
+    c.add_argument("--keywords-from", type=Path, action="append", default=[], metavar="FILE",
+                   help="learn which phrases authors choose as keywords from the author "
+                        "keywords in this .jsonl[.gz] (repeatable; default: the input's own, "
+                        "each paper's left out of its own scoring)")
     add_arguments(c, build_opts)
     return p
 

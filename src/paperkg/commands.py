@@ -157,9 +157,13 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_extract(args: argparse.Namespace, settings: Settings) -> int:
+    """Extract, then canonicalise within the input: each concept with its label and kind."""
+    from paperkg.canon import build_scheme
     from paperkg.embed import make_embedder
     from paperkg.extract import ExtractSettings, extract_concepts
     from paperkg.ingest import IngestError, read_papers
+    from paperkg.prior import cached_prior
+    from paperkg.text import document_text
 
     rep = Reporter()
     result = read_papers([args.input])
@@ -167,17 +171,35 @@ def cmd_extract(args: argparse.Namespace, settings: Settings) -> int:
         raise IngestError(result.rejects[0], more=len(result.rejects) - 1)
     for r in result.rejects:
         print(f"skipped {r}", file=sys.stderr)
+    teachers = result.papers
+    if args.keywords_from:
+        learned = read_papers(args.keywords_from)
+        if learned.rejects:
+            raise IngestError(learned.rejects[0], more=len(learned.rejects) - 1)
+        teachers = learned.papers
+    n_kw = sum(1 for p in teachers if p.keywords)
+    prior = None
+    if n_kw:
+        rep.step(f"learning the keyword prior from the author keywords of {n_kw} papers")
+        prior = cached_prior(teachers, document_text, settings.cache,
+                             rep.stage("keyword prior", n_kw))
     embedder = make_embedder(settings.embedder, settings.cache)
     ext = ExtractSettings(top_n=settings.top_n, diversity=settings.diversity)
-    ranked = extract_concepts(result.papers, embedder, ext, rep.stage)
+    ranked = extract_concepts(result.papers, embedder, ext, rep.stage, prior)
+    scheme = build_scheme(ranked, result.papers)
     rep.close()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", encoding="utf-8") as fh:
         for paper in result.papers:
-            row = {"id": paper.id, "concepts": [{"label": lab, "score": score}
-                                                for lab, score in ranked[paper.id]]}
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-    print(f"wrote {len(result.papers)} records to {args.out}"
+            concepts = []
+            for m in scheme.mentions.get(paper.id, []):
+                c = scheme.concepts[m.concept_id]
+                concepts.append({"label": c.pref_label, "type": c.kind, "concept": c.id,
+                                 "surface": m.surface, "score": m.score, "role": m.role})
+            fh.write(json.dumps({"id": paper.id, "concepts": concepts}, ensure_ascii=False)
+                     + "\n")
+    print(f"wrote {len(result.papers)} records to {args.out} ({len(scheme.concepts)} concepts, "
+          f"{len(scheme.merges)} merged labels)"
           + (f" ({len(result.rejects)} skipped)" if result.rejects else ""))
     return 0
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from paperkg.embed import Embedder
 from paperkg.ingest import Paper
-from paperkg.prior import KeywordPrior, keyword_keys
+from paperkg.prior import MIN_KEYWORD_PAPERS, KeywordPrior, keyword_keys
 from paperkg.terms import term_key
 from paperkg.text import (
     MAX_WORDS,
@@ -169,6 +169,8 @@ def extract_concepts(
     tick = progress("rank", len(papers)) if progress else None
     weights = np.asarray(settings.weights, dtype=np.float32)
     for paper, doc, doc_vec, cs in zip(papers, docs, doc_vecs, cands, strict=True):
+        if prior and paper.keywords:
+            cs = _leave_own_out(paper, cs, prior)
         if not cs:
             out[paper.id] = []
             continue
@@ -181,6 +183,14 @@ def extract_concepts(
         if tick:
             tick(1)
     return out
+
+
+def _leave_own_out(paper: Paper, cs: list[Candidate], prior: KeywordPrior) -> list[Candidate]:
+    """Drop candidates that are "known terms" only thanks to this paper's own keywords."""
+    own = keyword_keys(paper)
+    return [c for c in cs if not c.known_only
+            or (key := term_key(c.text)) not in own
+            or prior.keyword[key] - 1 >= MIN_KEYWORD_PAPERS]
 
 
 def _all_candidates(

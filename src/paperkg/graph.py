@@ -52,8 +52,9 @@ def build_nx(papers: Sequence[Paper], scheme: ConceptScheme) -> nx.Graph:
         )
     for concept in scheme.concepts.values():
         if concept.broader:
-            g.add_edge(node_key("concept", concept.id), node_key("concept", concept.broader),
-                       kind="broader", score=1.0)
+            parent = node_key("concept", concept.broader)
+            g.add_edge(node_key("concept", concept.id), parent, kind="broader", score=1.0,
+                       broader=parent)
     for paper in papers:
         pkey = node_key("paper", paper.id)
         g.add_node(pkey, kind="paper", label=paper.name, decision=paper.decision or "")

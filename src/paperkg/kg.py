@@ -29,8 +29,10 @@ from pathlib import Path
 from typing import Any
 
 import networkx as nx
+import numpy as np
 
 from paperkg.canon import ConceptScheme
+from paperkg.embed import Embedder
 from paperkg.extract import ExtractorInfo
 from paperkg.ingest import IngestError, Paper, Reject, read_papers
 from paperkg.progress import Reporter
@@ -40,6 +42,7 @@ from paperkg.store import OxigraphStore, Store
 __all__ = ["BuildError", "KnowledgeGraph", "build_kg", "open_kg"]
 
 MANIFEST = "manifest.json"
+DOC_VECTORS = "doc_vectors.npz"
 EXPORT_FORMATS = ("ttl", "nt", "jsonld", "graphml")
 
 
@@ -88,7 +91,7 @@ def build_kg(
     papers = result.papers
     rep.step(f"{len(papers)} papers, {len(result.rejects)} rejected")
 
-    info, extracted = _extract(papers, settings, rep)
+    info, extracted, embedder = _extract(papers, settings, rep)
     rep.step("canonicalising concepts")
     scheme = build_scheme(extracted, papers)
     rep.step(f"{len(scheme.concepts)} concepts")
@@ -112,6 +115,8 @@ def build_kg(
         if result.rejects:
             _write_rejects(tmp / "rejects.jsonl", result.rejects)
         _write_merges(tmp / "merges.jsonl", scheme)
+        rep.step("writing the abstract vectors (for blended related-paper ranking)")
+        _write_doc_vectors(tmp / DOC_VECTORS, papers, embedder)
         rep.close()
         manifest = {
             "paperkg_version": _package_version(),
@@ -146,7 +151,7 @@ def build_kg(
 
 def _extract(
     papers: Sequence[Paper], settings: Settings, rep: Reporter
-) -> tuple[ExtractorInfo, dict[str, list[tuple[str, float]]]]:
+) -> tuple[ExtractorInfo, dict[str, list[tuple[str, float]]], Embedder]:
     """Ranked concepts per paper; papers whose text was extracted before come from the cache."""
     from paperkg.embed import make_embedder
     from paperkg.extract import ExtractionCache, ExtractSettings, extract_concepts
@@ -168,7 +173,7 @@ def _extract(
     fresh = extract_concepts(todo, embedder, ext, rep.stage, prior) if todo else {}
     if cache and todo:
         cache.add(todo, fresh)
-    return info, {p.id: hits[p.id] if p.id in hits else fresh[p.id] for p in papers}
+    return info, {p.id: hits[p.id] if p.id in hits else fresh[p.id] for p in papers}, embedder
 
 
 def _validate(
@@ -205,6 +210,15 @@ def _validate(
         marker.parent.mkdir(parents=True, exist_ok=True)
         marker.write_text(datetime.now(UTC).isoformat() + "\n", encoding="utf-8")
     return "conforms"
+
+
+def _write_doc_vectors(path: Path, papers: Sequence[Paper], embedder: Embedder) -> None:
+    """Each paper's abstract vector (the extractor's own, from its cache), float16."""
+    from paperkg.text import document_text
+
+    vectors = embedder.encode([document_text(p) for p in papers])
+    np.savez_compressed(path, ids=np.array([p.id for p in papers]),
+                        vectors=vectors.astype(np.float16), model=np.array(embedder.name))
 
 
 def _write_merges(path: Path, scheme: ConceptScheme) -> None:
@@ -251,6 +265,15 @@ class KnowledgeGraph:
     @cached_property
     def store(self) -> Store:
         return OxigraphStore.open(self.path / "store", read_only=True)
+
+    @cached_property
+    def doc_vectors(self) -> tuple[list[str], np.ndarray] | None:
+        """(paper ids, unit abstract vectors), or None for a KG built without them."""
+        path = self.path / DOC_VECTORS
+        if not path.is_file():
+            return None
+        with np.load(path) as data:
+            return [str(i) for i in data["ids"]], data["vectors"].astype(np.float32)
 
     @cached_property
     def graph(self) -> nx.Graph:

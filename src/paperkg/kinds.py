@@ -71,7 +71,7 @@ def head_kind(key: str) -> str | None:
     if not words:
         return None
     head = words[-1]
-    if key in _METRIC_PHRASES or head in _METRIC_HEADS:
+    if head in _METRIC_HEADS or any(key == m or key.endswith(" " + m) for m in _METRIC_PHRASES):
         return "Metric"
     if head in _DATASET_HEADS or head.endswith("bench"):
         return "Dataset"

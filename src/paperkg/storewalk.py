@@ -33,8 +33,9 @@ _EDGE_QUERIES = {
         ("mentions", "SELECT ?a ?b ?score ?rank ?p ?e WHERE {{ VALUES ?a {{ {values} }} "
          "?m pkg:concept ?a . ?b pkg:hasMention ?m . ?m pkg:score ?score ; pkg:rank ?rank ."
          + _ROLE.format(paper="?b", concept="?a") + " }}"),
-        ("broader", "SELECT ?a ?b WHERE {{ VALUES ?a {{ {values} }} "
-         "{{ ?a skos:broader ?b }} UNION {{ ?b skos:broader ?a }} }}"),
+        ("broader", "SELECT ?a ?b ?up WHERE {{ VALUES ?a {{ {values} }} "
+         "{{ ?a skos:broader ?b BIND(?b AS ?up) }} UNION {{ ?b skos:broader ?a BIND(?a AS ?up) }}"
+         " }}"),
     ),
     "author": (
         ("creator", "SELECT ?a ?b WHERE {{ VALUES ?a {{ {values} }} ?b dcterms:creator ?a }}"),
@@ -112,6 +113,11 @@ def _edges(
                     ka = _key(a.value) if a is not None else None
                     kb = _key(b.value) if b is not None else None
                     if ka is None or kb is None:
+                        continue
+                    if edge_kind == "broader":
+                        up = cell["up"]
+                        yield ka, kb, {"kind": "broader", "score": 1.0,
+                                       "broader": (_key(up.value) or "") if up else ""}
                         continue
                     if edge_kind != "mentions":
                         yield ka, kb, {"kind": edge_kind, "score": 1.0}

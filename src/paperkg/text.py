@@ -208,6 +208,7 @@ class Candidate:
     position: int
     count: int
     defined: bool = False
+    known_only: bool = False
 
 
 class KnownTerms:
@@ -299,13 +300,14 @@ def candidates(
     """
     toks = tokens(text)
     seen = _tails(toks, max_words)
+    from_tails = set(seen)
     if known is not None:
-        from_tails = set(seen)
         for pos, phrase in _known_spans(toks, known, max_words):
             key = phrase.lower()
             first, count, form = seen.get(key, (pos, 0, phrase))
             seen[key] = (min(first, pos), count + (key not in from_tails), form)
-    out = [Candidate(form, pos, count) for pos, count, form in seen.values()]
+    out = [Candidate(form, pos, count, known_only=key not in from_tails)
+           for key, (pos, count, form) in seen.items()]
     return _fold_abbreviations(out, abbreviations(text), text)
 
 
