@@ -115,11 +115,11 @@ def _tfidf(texts: dict[str, str], queries: list[Record], pool: list[str],
 
 def _minilm(texts: dict[str, str], queries: list[Record], pool: list[str], k: int,
             cache: Path) -> dict[str, list[str]]:
+    from keywords_eval import CORPUS
+
     from paperkg.embed import make_embedder
     from paperkg.ingest import read_papers
     from paperkg.text import document_text
-
-    from keywords_eval import CORPUS
 
     papers = {p.id: p for p in read_papers([CORPUS]).papers}
     vecs = make_embedder("onnx", cache).encode([document_text(papers[p]) for p in pool])
