@@ -97,6 +97,15 @@ def serve(settings: Settings) -> None:
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
     print(f"paperkg: serving {settings.kg} on http://{settings.host}:{settings.port}/ "
           f"(deadline {settings.deadline:g} s, row cap {settings.row_cap}, "
-          f"{settings.query_workers} query workers)", flush=True)
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port,
-                log_level="debug" if settings.debug else "warning", access_log=settings.debug)
+          f"{settings.http_workers} HTTP worker(s) with {settings.query_workers} query "
+          "workers each)", flush=True)
+    log_level = "debug" if settings.debug else "warning"
+    if settings.http_workers <= 1:
+        uvicorn.run(create_app(settings), host=settings.host, port=settings.port,
+                    log_level=log_level, access_log=settings.debug)
+        return
+    # Several processes share the port; each builds its app from the same settings.
+    os.environ.update(settings.to_env())
+    uvicorn.run("server.app:app_from_env", factory=True, workers=settings.http_workers,
+                host=settings.host, port=settings.port, log_level=log_level,
+                access_log=settings.debug)

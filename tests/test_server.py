@@ -216,3 +216,19 @@ def test_deadline_stops_a_slow_query_without_blocking_others(base: str,
     assert float(outcome["seconds"]) < 2.0  # type: ignore[arg-type]
     assert client.get("/healthz").json()["queries_killed"] >= 1
     assert sparql(client, PAPERS).status_code == 200  # the pool recovered
+
+
+def test_several_http_workers_serve_the_same_kg(demo_kg: Path) -> None:
+    from contextlib import contextmanager
+
+    from .serving import serve
+
+    with contextmanager(serve)(demo_kg, "--http-workers", "2", "--query-workers", "1") as url:
+        statuses = set()
+        with httpx.Client(base_url=url, timeout=30) as c:
+            for _ in range(20):
+                health = c.get("/healthz").json()
+                assert health["papers"] == 38
+                statuses.add(c.get("/api/search", params={"q": "prompt"}).status_code)
+            related = c.get("/api/papers/doesnotexist/related")
+        assert statuses == {200} and related.status_code == 404

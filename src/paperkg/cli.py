@@ -81,7 +81,7 @@ def _parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser("serve", help="serve the KG over HTTP: SPARQL endpoint, JSON API, pages")
     add_arguments(c, ("kg", "host", "port", "deadline", "row_cap", "query_workers",
-                      "cors_origins", "debug"))
+                      "http_workers", "cors_origins", "debug"))
 
     c = sub.add_parser("extract", help="canonical, typed concepts per record, as JSON Lines")
     c.add_argument("input", type=Path, help=".jsonl[.gz] with id, abstract and optional title")

@@ -54,6 +54,9 @@ class Settings:
     query_workers: int = _opt(
         2, "worker processes answering SPARQL (a query past its deadline kills its worker)"
     )
+    http_workers: int = _opt(
+        1, "HTTP server processes; each loads the KG's index and has its own SPARQL workers"
+    )
     cors_origins: str = _opt(
         "", "comma-separated origins allowed to call the service from a browser ('*' = any)"
     )
@@ -63,6 +66,15 @@ class Settings:
         if self.no_cache:
             return None
         return self.cache_dir or default_cache_dir()
+
+    def to_env(self) -> dict[str, str]:
+        """The settings as PAPERKG_* variables: how worker processes receive them."""
+        out = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value is not None:
+                out[f"PAPERKG_{f.name.upper()}"] = str(value)
+        return out
 
     @property
     def cors_origin_list(self) -> list[str]:
