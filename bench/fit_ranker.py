@@ -27,13 +27,14 @@ from keywords_eval import CORPUS, load_corpus, mean_prf, sample, stem_phrase  # 
 from paperkg.embed import make_embedder  # noqa: E402
 from paperkg.extract import (  # noqa: E402
     FEATURES,
+    CorpusShare,
     ExtractSettings,
     candidate_features,
     document_text,
     mmr,
 )
 from paperkg.ingest import read_papers  # noqa: E402
-from paperkg.prior import learn_prior  # noqa: E402
+from paperkg.prior import KeywordPrior, learn_prior  # noqa: E402
 from paperkg.text import candidates  # noqa: E402
 
 
@@ -42,17 +43,26 @@ def main() -> None:
     ap.add_argument("--dev", type=int, default=600)
     ap.add_argument("--work", type=Path, default=Path("/tmp/pkg-bench"))
     ap.add_argument("--embedder", default="onnx")
+    ap.add_argument("--no-prior", action="store_true",
+                    help="fit the weights used when the corpus has no author keywords")
     args = ap.parse_args()
 
     held_out = {r.id for r in sample(load_corpus(), 1000)}
     papers = [p for p in read_papers([CORPUS]).papers if p.keywords and p.id not in held_out]
-    t = time.time()
-    prior = learn_prior(papers, document_text)
-    print(f"prior from {prior.papers} papers in {time.time() - t:.0f} s; "
-          f"{len(prior.keyword)} keyword terms")
-    prior.save(args.work / "prior-train.json.gz")
+    saved = args.work / "prior-train.json.gz"
+    prior: KeywordPrior | None = None
+    if args.no_prior:
+        pass
+    elif saved.is_file():
+        prior = KeywordPrior.load(saved)
+    else:
+        t = time.time()
+        prior = learn_prior(papers, document_text)
+        print(f"prior from {prior.papers} papers in {time.time() - t:.0f} s; "
+              f"{len(prior.keyword)} keyword terms")
+        prior.save(saved)
     dev = random.Random(7).sample(papers, args.dev)
-    known = prior.known()
+    known = prior.known() if prior else None
     docs = [document_text(p) for p in dev]
     cands = [candidates(d, 4, known) for d in docs]
     embedder = make_embedder(args.embedder, args.work / "cache")
@@ -60,12 +70,13 @@ def main() -> None:
     row = {v: i for i, v in enumerate(vocab)}
     pv = embedder.encode(vocab)
     dv = embedder.encode(docs)
+    share = CorpusShare(cands)
     xs, ys, per_doc = [], [], []
     for p, d, vec, cs in zip(dev, docs, dv, cands, strict=True):
         if not cs:
             continue
         vecs = pv[[row[c.text.lower()] for c in cs]]
-        x = candidate_features(p, d, cs, vecs @ vec, prior)
+        x = candidate_features(p, d, cs, vecs @ vec, prior, share)
         gold = {stem_phrase(k) for k in p.keywords}
         y = np.array([stem_phrase(c.text) in gold for c in cs], dtype=int)
         xs.append(x)
@@ -77,7 +88,8 @@ def main() -> None:
     weights = tuple(round(float(w), 3) for w in lr.coef_[0])
     bias = round(float(lr.intercept_[0]), 3)
     print("weights:", dict(zip(FEATURES, weights, strict=True)), "bias:", bias)
-    print(f"DEFAULT_WEIGHTS = {weights}\nDEFAULT_BIAS = {bias}")
+    name = "NO_PRIOR" if args.no_prior else "DEFAULT"
+    print(f"{name}_WEIGHTS = {weights}\n{name}_BIAS = {bias}")
     settings = ExtractSettings(weights=weights, bias=bias)
     w = np.asarray(weights)
     records = {r.id: r for r in load_corpus()}

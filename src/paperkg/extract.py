@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -44,23 +45,27 @@ __all__ = [
     "ExtractSettings",
     "ExtractionCache",
     "ExtractorInfo",
+    "CorpusShare",
     "candidate_features",
     "document_text",
     "extract_concepts",
     "mmr",
 ]
 
-EXTRACTOR_VERSION = "2"
+EXTRACTOR_VERSION = "3"
 
 Ranked = list[tuple[str, float]]
 StageProgress = Callable[[str, int], Callable[[int], None]]
 
 FEATURES = ("cosine", "keyphraseness", "keyword_papers", "first_position", "in_title",
-            "log_count", "defined", "words")
+            "log_count", "defined", "words", "corpus_share")
 # Fitted by bench/fit_ranker.py (logistic regression on the candidates of 600 ICLR 2025
 # papers outside the keyword benchmark's sample; their own keywords left out of the prior).
-DEFAULT_WEIGHTS = (4.019, 0.722, 0.065, -0.534, 0.86, 0.367, 0.466, -0.335)
-DEFAULT_BIAS = -1.754
+DEFAULT_WEIGHTS = (4.003, 0.415, 0.498, -0.492, 0.874, 0.429, 0.479, -0.336, -0.523)
+DEFAULT_BIAS = -5.858
+# The same fit without the prior's features: for a corpus without author keywords.
+NO_PRIOR_WEIGHTS = (5.578, 0.0, 0.0, -0.763, 1.065, 0.561, 1.456, -0.275, 0.082)
+NO_PRIOR_BIAS = -4.47
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,14 +88,22 @@ class ExtractSettings:
     max_words: int = MAX_WORDS
     weights: tuple[float, ...] = DEFAULT_WEIGHTS
     bias: float = DEFAULT_BIAS
+    no_prior_weights: tuple[float, ...] = NO_PRIOR_WEIGHTS
+    no_prior_bias: float = NO_PRIOR_BIAS
+
+    def model(self, prior: KeywordPrior | None) -> tuple[tuple[float, ...], float]:
+        """(weights, bias) of the ranking model: with or without a keyword prior."""
+        return (self.weights, self.bias) if prior else (self.no_prior_weights,
+                                                        self.no_prior_bias)
 
     def info(self, model: str, prior: KeywordPrior | None = None) -> ExtractorInfo:
+        weights, bias = self.model(prior)
         params: dict[str, str | int | float] = {
             "top_n": self.top_n, "diversity": self.diversity,
             "nr_candidates": self.nr_candidates, "max_words": self.max_words,
-            "bias": self.bias,
+            "bias": bias,
         }
-        params.update({f"w_{name}": w for name, w in zip(FEATURES, self.weights, strict=True)})
+        params.update({f"w_{name}": w for name, w in zip(FEATURES, weights, strict=True)})
         if prior:
             params["keyword_prior"] = f"{prior.papers} papers, {prior.fingerprint()}"
         return ExtractorInfo("paperkg-keyphrase", model, EXTRACTOR_VERSION, params)
@@ -124,9 +137,23 @@ def mmr(
     return [(i, round(float(relevance[i]), 4)) for i in ranked]
 
 
+class CorpusShare:
+    """How many papers of the batch offer each phrase as a candidate: a phrase in half the
+    corpus ("learning", "networks") is too generic to tell papers apart."""
+
+    def __init__(self, cands: Sequence[Sequence[Candidate]]) -> None:
+        self.papers = max(len(cands), 1)
+        self.df: Counter[str] = Counter()
+        for cs in cands:
+            self.df.update({term_key(c.text) for c in cs})
+
+    def log_share(self, key: str) -> float:
+        return float(np.log((self.df[key] + 1) / (self.papers + 1)))
+
+
 def candidate_features(
     paper: Paper, doc: str, cs: Sequence[Candidate], cosine: np.ndarray,
-    prior: KeywordPrior | None,
+    prior: KeywordPrior | None, share: CorpusShare,
 ) -> np.ndarray:
     """The feature matrix (one row per candidate, columns as in FEATURES)."""
     n_tokens = max(len(tokens(doc)), 1)
@@ -144,6 +171,7 @@ def candidate_features(
         x[i, 5] = np.log(c.count)
         x[i, 6] = float(c.defined)
         x[i, 7] = min(len(c.text.split()), 4)
+        x[i, 8] = share.log_share(key)
     return x
 
 
@@ -167,7 +195,9 @@ def extract_concepts(
 
     out: dict[str, Ranked] = {}
     tick = progress("rank", len(papers)) if progress else None
-    weights = np.asarray(settings.weights, dtype=np.float32)
+    share = CorpusShare(cands)
+    coef, bias = settings.model(prior)
+    weights = np.asarray(coef, dtype=np.float32)
     for paper, doc, doc_vec, cs in zip(papers, docs, doc_vecs, cands, strict=True):
         if prior and paper.keywords:
             cs = _leave_own_out(paper, cs, prior)
@@ -175,8 +205,8 @@ def extract_concepts(
             out[paper.id] = []
             continue
         vecs = phrase_vecs[np.array([row_of[c.text.lower()] for c in cs])]
-        x = candidate_features(paper, doc, cs, vecs @ doc_vec, prior)
-        prob = 1.0 / (1.0 + np.exp(-(x @ weights + settings.bias)))
+        x = candidate_features(paper, doc, cs, vecs @ doc_vec, prior, share)
+        prob = 1.0 / (1.0 + np.exp(-(x @ weights + bias)))
         keep = np.argsort(-prob, kind="stable")[: settings.nr_candidates]
         picked = mmr(doc_vec, vecs[keep], settings.top_n, settings.diversity, prob[keep])
         out[paper.id] = [(cs[int(keep[i])].text, score) for i, score in picked]

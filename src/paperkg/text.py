@@ -124,6 +124,13 @@ reasons respect factor factors step steps stage stages mechanism mechanisms modu
 design designs function functions amount amounts degree cost costs size sizes benchmark
 benchmarks dataset datasets code understanding tool tools complex soft hard standard input
 output
+learning training network networks structure structures representation representations
+parameter parameters error errors assumption assumptions operation operations variant variants
+iteration iterations token tokens user users weight weights pattern patterns scheme schemes
+observation observations condition conditions requirement requirements success effort efforts
+gain gains difficulty difficulties superiority promise combination combinations answer answers
+characteristic characteristics family families world nature human humans content presence
+access usage contrast demand demands support help lead guide release use aim handle train
 """.split())
 
 # Suffix rules stand in for the lexicon on words it does not know (most technical words).
