@@ -174,7 +174,52 @@ async def _slow_forever(client: httpx.AsyncClient, stop: asyncio.Event) -> int:
     return sent
 
 
-async def _bench(base: str, duration: float, concurrency: int) -> list[Stats]:
+_WRK_SCRIPT = """
+paths = {%s}
+i = 0
+request = function()
+  i = i %% #paths + 1
+  return wrk.format("GET", paths[i])
+end
+"""
+_WRK_UNIT = {"us": 0.001, "ms": 1.0, "s": 1000.0}
+
+
+def _wrk(base: str, name: str, make: Callable[[], tuple[str, dict[str, object]]],
+         duration: float, concurrency: int) -> Stats:
+    """The same load from `wrk` (C, one thread): the client then costs the 2 cores little."""
+    import re
+    import tempfile
+
+    targets = []
+    for _ in range(3000):
+        path, params = make()
+        targets.append(path + ("?" + urlencode(params) if params else ""))
+    lua = _WRK_SCRIPT % ", ".join(json.dumps(t) for t in targets)
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as fh:
+        fh.write(lua)
+    out = subprocess.run(["wrk", "-t1", f"-c{concurrency}", f"-d{duration:g}s", "--latency",
+                          "--timeout", "30s", "-s", fh.name, base],
+                         capture_output=True, text=True, check=True).stdout
+
+    def ms(label: str) -> float:
+        m = re.search(rf"^\s*{re.escape(label)}\s+([\d.]+)(us|ms|s)\s*$", out, re.M)
+        return round(float(m.group(1)) * _WRK_UNIT[m.group(2)], 2) if m else float("nan")
+
+    total = re.search(r"(\d+) requests in ([\d.]+)(\w+)", out)
+    requests = int(total.group(1)) if total else 0
+    bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    sock = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)",
+                     out)
+    errors = (int(bad.group(1)) if bad else 0) + (sum(map(int, sock.groups())) if sock else 0)
+    rps = re.search(r"Requests/sec:\s+([\d.]+)", out)
+    mx = re.search(r"Latency\s+\S+\s+\S+\s+([\d.]+)(us|ms|s)", out)
+    return Stats(name, requests, errors, duration, float(rps.group(1)) if rps else 0.0,
+                 ms("50%"), ms("99%"),
+                 round(float(mx.group(1)) * _WRK_UNIT[mx.group(2)], 2) if mx else float("nan"))
+
+
+async def _bench(base: str, duration: float, concurrency: int, tool: str) -> list[Stats]:
     limits = httpx.Limits(max_connections=concurrency + 2, max_keepalive_connections=concurrency)
     async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as client:
         papers, words = await _samples(client)
@@ -187,17 +232,21 @@ async def _bench(base: str, duration: float, concurrency: int) -> list[Stats]:
             ("sparql sharing concepts", lambda: ("/sparql", {
                 "query": SHARING.format(id=next(ids))})),
         ]
+        async def drive(name: str, make: Callable[[], tuple[str, dict[str, object]]]) -> Stats:
+            if tool == "wrk":
+                return await asyncio.to_thread(_wrk, base, name, make, duration, concurrency)
+            return await _drive(base, name, make, duration, concurrency)
+
         out = []
         for name, make in endpoints:
-            out.append(await _drive(base, name, make, duration, concurrency))
+            out.append(await drive(name, make))
             _print(out[-1])
         stop = asyncio.Event()
         async with httpx.AsyncClient(base_url=base, timeout=120) as slow_client:
             slow = asyncio.create_task(_slow_forever(slow_client, stop))
             await asyncio.sleep(0.5)
             for name, make in endpoints:
-                out.append(await _drive(base, f"{name} + slow query", make, duration,
-                                        concurrency))
+                out.append(await drive(f"{name} + slow query", make))
                 _print(out[-1])
             stop.set()
             slow.cancel()
@@ -216,14 +265,19 @@ def main() -> None:
     ap.add_argument("--concurrency", type=int, default=16, help="concurrent connections")
     ap.add_argument("--deadline", type=float, default=10.0, help="server query deadline (s)")
     ap.add_argument("--out", type=Path, help="also write the numbers here as JSON")
+    ap.add_argument("--http-workers", type=int, default=1, help="paperkg serve --http-workers")
+    ap.add_argument("--client", choices=("python", "wrk"), default="python",
+                    help="load generator: this script's asyncio client, or wrk (apt install "
+                         "wrk), which costs the shared cores far less")
     args = ap.parse_args()
     port = _free_port()
-    proc = _start(args.kg, port, ["--deadline", str(args.deadline)])
+    proc = _start(args.kg, port, ["--deadline", str(args.deadline),
+                                  "--http-workers", str(args.http_workers)])
     try:
         print(f"paperkg serve --kg {args.kg} on 127.0.0.1:{port}; {args.concurrency} "
               f"connections, {args.duration:g} s per endpoint", flush=True)
         stats = asyncio.run(_bench(f"http://127.0.0.1:{port}", args.duration,
-                                   args.concurrency))
+                                   args.concurrency, args.client))
     finally:
         proc.terminate()
         proc.wait(timeout=20)
