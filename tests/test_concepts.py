@@ -146,3 +146,19 @@ def test_demo_kg_holds_kinds_roles_merges_and_hierarchy(demo_kg: Path) -> None:
     assert manifest["shacl"].startswith("conforms")
     assert manifest["counts"]["typed_concepts"]["Dataset"] >= 3
     assert manifest["counts"]["topics"] >= 1
+
+
+def test_code_links_become_valid_iris_in_the_store(tmp_path: Path) -> None:
+    from paperkg.extract import ExtractSettings
+    from paperkg.rdf import iter_triples
+    from paperkg.store import OxigraphStore
+
+    text = ("We release code at https://github.com/org/repo[v2] and "
+            "https://anonymous.4open.science/r/X-1/ for review.")
+    paper = Paper("p1", text, "p1", "test")
+    scheme = build_scheme({"p1": [("code", 0.5)]}, [paper])
+    store = OxigraphStore.create(tmp_path / "store",
+                                 iter_triples([paper], scheme, ExtractSettings().info("m")))
+    res = store.query("SELECT ?u WHERE { ?p <https://schema.org/codeRepository> ?u } ORDER BY ?u")
+    assert [r[0].value for r in res.rows if r[0] is not None] == [
+        "https://anonymous.4open.science/r/X-1/", "https://github.com/org/repo"]

@@ -78,7 +78,7 @@ _BROADER, _NARROWER, _MEMBER = SKOS.broader, SKOS.narrower, SKOS.member
 _ROLE_PREDICATE = {"proposes": PKG.proposes, "evaluatesOn": PKG.evaluatesOn}
 _CODE = SCHEMA.codeRepository
 SHAPES_NS = "https://w3id.org/paperkg/shapes#"
-_IRI_UNSAFE = re.compile(r'[\x00-\x20<>"{}|\\^`]')
+_IRI_UNSAFE = re.compile(r'[\x00-\x20<>"{}|\\^`\[\]]')
 
 
 def bind_prefixes(graph: Graph) -> Graph:

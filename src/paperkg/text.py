@@ -185,7 +185,7 @@ def document_text(paper: Paper) -> str:
 
 _CODE_HOSTS = re.compile(
     r"https?://(?:www\.)?(?:github\.com|gitlab\.com|bitbucket\.org|huggingface\.co|"
-    r"anonymous\.4open\.science|[\w-]+\.github\.io|codeberg\.org)/?[^\s,;)}\]]*", re.I)
+    r"anonymous\.4open\.science|[\w-]+\.github\.io|codeberg\.org)/?[^\s,;(){}\[\]]*", re.I)
 
 
 def code_links(abstract: str) -> list[str]:
