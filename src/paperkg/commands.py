@@ -124,11 +124,12 @@ def cmd_concepts(args: argparse.Namespace, settings: Settings) -> int:
 
     links = concepts_of(open_kg(settings.kg), args.paper_id)
     if args.format == "json":
-        _json([{"rank": c.rank, "concept": c.concept_id, "label": c.label, "score": c.score}
-               for c in links])
+        _json([{"rank": c.rank, "concept": c.concept_id, "label": c.label, "score": c.score,
+                "type": c.kind, "role": c.role} for c in links])
         return 0
-    print(format_table(["rank", "concept", "score", "id"],
-                       [(c.rank, c.label, f"{c.score:.3f}", c.concept_id) for c in links]))
+    print(format_table(["rank", "concept", "type", "role", "score", "id"],
+                       [(c.rank, c.label, c.kind, c.role, f"{c.score:.3f}", c.concept_id)
+                        for c in links]))
     return 0
 
 

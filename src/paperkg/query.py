@@ -49,6 +49,8 @@ class ConceptLink:
     score: float
     rank: int
     weight: float
+    kind: str = "Concept"
+    role: str = "mentions"
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,16 +102,23 @@ def _paper_exists(kg: KnowledgeGraph, paper_id: str) -> None:
 def concepts_of(kg: KnowledgeGraph, paper_id: str) -> list[ConceptLink]:
     """A paper's concepts, best first, with the extraction score of each link."""
     _paper_exists(kg, paper_id)
+    p = f"<{paper_iri(paper_id)}>"
     res = run_sparql(kg, f"""
-        SELECT ?c ?label ?score ?rank ?weight WHERE {{
-          <{paper_iri(paper_id)}> pkg:hasMention ?m .
+        SELECT ?c ?label ?score ?rank ?weight
+               (SAMPLE(?k) AS ?kind) (SAMPLE(?r) AS ?role) WHERE {{
+          {p} pkg:hasMention ?m .
           ?m pkg:concept ?c ; pkg:score ?score ; pkg:rank ?rank .
           ?c skos:prefLabel ?label ; pkg:weight ?weight .
-        }} ORDER BY ?rank""")
+          OPTIONAL {{ ?c a ?t FILTER(?t IN (pkg:Method, pkg:Dataset, pkg:Task, pkg:Metric))
+                      BIND(STRAFTER(STR(?t), "#") AS ?k) }}
+          OPTIONAL {{ {p} pkg:proposes ?c BIND("proposes" AS ?r) }}
+          OPTIONAL {{ {p} pkg:evaluatesOn ?c BIND("evaluatesOn" AS ?r) }}
+        }} GROUP BY ?c ?label ?score ?rank ?weight ORDER BY ?rank""")
     return [
         ConceptLink(_tail(c), label.value, float(score.value), int(rank.value),
-                    float(weight.value))
-        for c, label, score, rank, weight in _rows(res)
+                    float(weight.value), kind.value if kind else "Concept",
+                    role.value if role else "mentions")
+        for c, label, score, rank, weight, kind, role in _rows(res)
     ]
 
 
