@@ -5,7 +5,8 @@
 A fixed random sample of papers with author keywords (bench/keywords_eval.sample, seed
 2025) is written with only id, title and abstract, and run through `paperkg extract`. The
 keyword prior is learned (`--keywords-from`) from every OTHER paper of the corpus that has
-keywords, so no sampled paper's keywords are seen. P/R/F1 @5 and @10 by Porter-stemmed
+keywords, so no sampled paper's keywords are seen ("paperkg, no prior" runs without any
+keyword data, for a corpus that has none). P/R/F1 @5 and @10 by Porter-stemmed
 exact match, P dividing by k, macro-averaged over papers. The baselines' outputs are cached
 in the work directory; `--embedder onnx` is MiniLM with the same vectors, faster here.
 """
@@ -47,22 +48,28 @@ def main() -> None:
                 fh.write(json.dumps({"id": r.id, "title": r.title, "abstract": r.abstract,
                                      "keywords": list(r.keywords)}) + "\n")
 
-    out = args.work / f"paperkg-{args.n}.jsonl"
-    t = time.perf_counter()
-    subprocess.run(["paperkg", "extract", str(sample_file), "--out", str(out),
-                    "--keywords-from", str(train_file), "--embedder", args.embedder,
-                    "--cache-dir", str(args.work / "cache")], check=True)
-    took = time.perf_counter() - t
-    ours: dict[str, list[str]] = {}
     kinds: dict[str, int] = {}
-    for line in out.read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
-        ours[row["id"]] = [c["label"] for c in row["concepts"] if c["role"] == "mentions"]
-        for c in row["concepts"]:
-            kinds[c["type"]] = kinds.get(c["type"], 0) + 1
 
+    def extract(name: str, extra: list[str]) -> dict[str, list[str]]:
+        out = args.work / f"{name}-{args.n}.jsonl"
+        subprocess.run(["paperkg", "extract", str(sample_file), "--out", str(out),
+                        "--embedder", args.embedder, "--cache-dir", str(args.work / "cache"),
+                        *extra], check=True)
+        ranked: dict[str, list[str]] = {}
+        for line in out.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            ranked[row["id"]] = [c["label"] for c in row["concepts"] if c["role"] == "mentions"]
+            if name == "paperkg":
+                for c in row["concepts"]:
+                    kinds[c["type"]] = kinds.get(c["type"], 0) + 1
+        return ranked
+
+    t = time.perf_counter()
+    ours = extract("paperkg", ["--keywords-from", str(train_file)])
+    took = time.perf_counter() - t
     systems = {"paperkg": ours, "KeyBERT (vanilla)": run_keybert(chosen, args.work),
-               "YAKE (n=3)": run_yake(chosen, args.work)}
+               "YAKE (n=3)": run_yake(chosen, args.work),
+               "paperkg, no prior": extract("paperkg-no-prior", [])}
     table = {name: {**mean_prf(p, chosen, 5), **mean_prf(p, chosen, 10)}
              for name, p in systems.items()}
     cols = ["P@5", "R@5", "F1@5", "P@10", "R@10", "F1@10"]
@@ -70,7 +77,8 @@ def main() -> None:
     print(f"{'system':20s}" + "".join(f"{c:>8s}" for c in cols))
     for name, row in table.items():
         print(f"{name:20s}" + "".join(f"{row[c]:8.1f}" for c in cols))
-    best_other = {c: max(table[n][c] for n in table if n != "paperkg") for c in cols}
+    best_other = {c: max(table[n][c] for n in table if not n.startswith("paperkg"))
+                  for c in cols}
     print(f"{'gap to best other':20s}" + "".join(
         f"{table['paperkg'][c] - best_other[c]:+8.1f}" for c in cols))
     print("concept types in paperkg's output:", kinds)
