@@ -45,10 +45,11 @@ def test_abbreviations_in_real_abstracts() -> None:
 
 
 def test_merge_keys_fold_spelling_but_not_meaning() -> None:
-    assert term_key("LLMs") == term_key("LLM") == "llm"
+    assert term_key("LLMs") == term_key("LLM") == "LLM"
     assert term_key("Large Language Models") == term_key("large-language model")
-    assert term_key("time series") == "time series" and term_key("GNNs") == "gnn"
+    assert term_key("time series") == "time series" and term_key("GNNs") == "GNN"
     assert term_key("graph neural network") != term_key("graph transformer")
+    assert term_key("CLIP") != term_key("clips") and term_key("MATH") != term_key("math")
 
 
 def test_scheme_merges_abbreviations_across_papers_and_explains_why() -> None:

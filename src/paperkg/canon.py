@@ -218,9 +218,11 @@ def build_scheme(
             links[cid] = Mention(cid, phrase, float(score), len(links) + 1, role)
         mentions[paper_id] = list(links.values())
 
+    small = n_papers < 500  # a demo-sized corpus: looser thresholds, or no topic forms
     groups = topics({c.id: c.paper_count for c in concepts.values()},
                     ([m.concept_id for m in ms] for ms in mentions.values()),
-                    {c.id: c.pref_label for c in concepts.values()})
+                    {c.id: c.pref_label for c in concepts.values()},
+                    min_papers=2 if small else 3, min_together=1 if small else 2)
     topic_of = {cid: t.id for t in groups for cid in t.members}
     for cid, topic in topic_of.items():
         c = concepts[cid]
@@ -235,10 +237,14 @@ def _next_slug(cid: str) -> str:
 
 
 def _preferred(forms: Counter[str], taken: set[str]) -> str:
-    """The most readable common form: a spelled-out form before an acronym, then the most
-    frequent, then lower case, then the shorter; never a label another concept took."""
-    order = sorted(forms, key=lambda f: (_acronym_like(f) and len(f.split()) == 1, -forms[f],
-                                         f != f.lower(), len(f), f))
+    """The most readable common form: spelled out before an acronym, lower case before
+    Title Case (unless lower case is under a quarter of the uses), then the most frequent,
+    then the shorter; never a label another concept took."""
+    top = max(forms.values())
+    order = sorted(forms, key=lambda f: (
+        _acronym_like(f) and len(f.split()) == 1,       # spelled out before an acronym
+        not (f == f.lower() and 4 * forms[f] >= top),   # lower case unless rare
+        -forms[f], len(f), f))
     for form in order:
         if form.lower() not in taken:
             return form

@@ -53,9 +53,12 @@ def topics(
     labels: Mapping[str, str],
     min_papers: int = 3,
     min_size: int = 3,
+    min_together: int = 2,
     seed: int = 42,
+    resolution: float = 5.0,
 ) -> list[Topic]:
-    """Louvain communities of the co-occurrence graph of concepts shared by `min_papers`."""
+    """Louvain communities of the graph of concepts shared by `min_papers` papers, linked
+    when `min_together` papers mention both."""
     import networkx as nx
 
     frequent = {c for c, n in concept_papers.items() if n >= min_papers}
@@ -65,11 +68,12 @@ def topics(
         pairs.update(combinations(kept, 2))
     g = nx.Graph()
     for (a, b), n in pairs.items():
-        if n >= 2:
+        if n >= min_together:
             g.add_edge(a, b, weight=n)
     if g.number_of_nodes() == 0:
         return []
-    groups = nx.community.louvain_communities(g, weight="weight", seed=seed, resolution=1.0)
+    groups = nx.community.louvain_communities(g, weight="weight", seed=seed,
+                                            resolution=resolution)
     ordered = sorted((sorted(grp, key=lambda c: (-concept_papers[c], c)) for grp in groups
                       if len(grp) >= min_size), key=lambda m: (-len(m), m[0]))
     out: list[Topic] = []

@@ -67,6 +67,7 @@ _MODELISH = re.compile(
 
 def head_kind(key: str) -> str | None:
     """The kind a term's last word (or the whole term) implies, if any."""
+    key = key.lower()
     words = key.split()
     if not words:
         return None

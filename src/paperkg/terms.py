@@ -39,22 +39,31 @@ def singular(word: str) -> str:
 
 
 def term_key(phrase: str) -> str:
-    """The merge key: lower case, hyphens/slashes as spaces, last word singular.
-
-    An all-capital acronym keeps its final S ("SYSTEMS"), a mixed one loses the plural
-    "s" ("LLMs" → "llm", "GNNs" → "gnn").
+    """The merge key: hyphens/slashes as spaces, last word singular, lower case except
+    acronyms, which keep their capitals and lose a plural "s" ("LLMs" → "LLM", "GNNs" →
+    "GNN", but "CLIP" ≠ "clips", "MATH" ≠ "math").
     """
     words = re.sub(r"[-\u2010-\u2015/]+", " ", phrase).split()
     if not words:
         return ""
-    last = words[-1]
-    if last.isupper():
-        words[-1] = last.lower()
-    elif re.fullmatch(r"[A-Z0-9]{2,}s", last):
-        words[-1] = last[:-1].lower()
-    else:
-        words[-1] = singular(last)
-    return " ".join(w.lower() for w in words)
+    out = []
+    for i, word in enumerate(words):
+        last = i == len(words) - 1
+        if _is_acronym(word):
+            out.append(word[:-1] if last and _ACRONYM_PLURAL.fullmatch(word) else word)
+        else:
+            out.append(singular(word) if last else word.lower())
+    return " ".join(out)
+
+
+# "LLMs", "GNNs", "CoTs", "GFlowNets": an acronym's plural drops its final lower-case s.
+_ACRONYM_PLURAL = re.compile(r"(?=(?:.*[A-Z]){2})[A-Za-z0-9]{2,}[A-Z0-9a-z]s")
+
+
+def _is_acronym(word: str) -> bool:
+    """Two or more capitals ("LLM", "MoE", "GFlowNet", "CLIP"): kept in its case, so that
+    "CLIP" (a model) and "clips" (of video) do not share a key."""
+    return sum(c.isupper() for c in word) >= 2
 
 
 @dataclass(frozen=True, slots=True)
