@@ -169,6 +169,8 @@ class CachedEmbedder:
     hits the cache gives exactly the results of the build that filled it.
     """
 
+    CHUNK = 2048
+
     def __init__(self, inner: Embedder, cache_dir: Path) -> None:
         self.inner = inner
         self.name = inner.name
@@ -199,9 +201,11 @@ class CachedEmbedder:
         keys = [self._key(t) for t in texts]
         missing = sorted({k: i for i, k in reversed(list(enumerate(keys))) if k not in index}
                          .items(), key=lambda kv: kv[1])
-        if missing:
-            fresh = self.inner.encode([texts[i] for _, i in missing], progress)
-            self._append([k for k, _ in missing], fresh.astype(np.float16))
+        # in chunks, each saved as it is done: an interrupted run keeps what it computed
+        for start in range(0, len(missing), self.CHUNK):
+            chunk = missing[start:start + self.CHUNK]
+            fresh = self.inner.encode([texts[i] for _, i in chunk], progress)
+            self._append([k for k, _ in chunk], fresh.astype(np.float16))
         self.misses += len(missing)
         self.hits += len(texts) - len(missing)
         if progress and len(texts) > len(missing):
