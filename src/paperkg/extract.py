@@ -28,7 +28,7 @@ import numpy as np
 
 from paperkg.embed import Embedder
 from paperkg.ingest import Paper
-from paperkg.prior import MIN_KEYWORD_PAPERS, KeywordPrior, keyword_keys
+from paperkg.prior import MIN_KEYWORD_PAPERS, KeywordPrior, code_fingerprint, keyword_keys
 from paperkg.terms import term_key
 from paperkg.text import (
     MAX_WORDS,
@@ -104,6 +104,7 @@ class ExtractSettings:
             "bias": bias,
         }
         params.update({f"w_{name}": w for name, w in zip(FEATURES, weights, strict=True)})
+        params["code"] = code_fingerprint()  # candidates and keys: a code change re-extracts
         if prior:
             params["keyword_prior"] = f"{prior.papers} papers, {prior.fingerprint()}"
         return ExtractorInfo("paperkg-keyphrase", model, EXTRACTOR_VERSION, params)

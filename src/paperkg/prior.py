@@ -23,7 +23,7 @@ from paperkg.ingest import Paper
 from paperkg.terms import term_key
 from paperkg.text import MAX_WORDS, KnownTerms, candidates, clean_text
 
-__all__ = ["KeywordPrior", "cached_prior", "corpus_fingerprint", "learn_prior"]
+__all__ = ["KeywordPrior", "cached_prior", "code_fingerprint", "corpus_fingerprint", "learn_prior"]
 
 # Smoothing toward the corpus base rate (about 3 % of candidates are keywords): a phrase
 # seen as a candidate a handful of times cannot get an extreme keyphraseness.
@@ -86,9 +86,20 @@ def keyword_keys(paper: Paper) -> frozenset[str]:
     return frozenset(k for k in (term_key(clean_text(w)) for w in paper.keywords) if k)
 
 
-def corpus_fingerprint(papers: Sequence[Paper]) -> str:
-    """A hash of what a prior is learned from: every paper's text and keywords."""
+def code_fingerprint() -> str:
+    """A hash of the code that cuts and keys phrases: cached priors and extractions made
+    by other code must not be reused."""
+    here = Path(__file__).parent
     h = hashlib.sha256()
+    for name in ("terms.py", "text.py", "prior.py", "extract.py"):
+        h.update((here / name).read_bytes())
+    return h.hexdigest()[:12]
+
+
+def corpus_fingerprint(papers: Sequence[Paper]) -> str:
+    """A hash of what a prior is learned from: every paper's text and keywords, and the
+    code that reads them."""
+    h = hashlib.sha256(code_fingerprint().encode())
     for p in sorted(papers, key=lambda p: p.id):
         h.update(f"{p.id}\x00{p.title}\x00{p.abstract}\x00{p.keywords}\n".encode())
     return h.hexdigest()[:24]
