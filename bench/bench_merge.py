@@ -2,8 +2,9 @@
 
     python bench/bench_merge.py --kg KG_DIR
 
-Each label is looked up the way a user's label is: as a concept's prefLabel or altLabel in
-the KG, else by its merge key's concept id (`paperkg.query` resolution). Then, over label
+Each label is looked up the way `paperkg.query.resolve_node` does: as a concept's
+prefLabel, else an altLabel (the concept more papers mention, if several), else by its
+merge key's concept id. Then, over label
 pairs: recall = pairs of the same group that land on one concept; wrong merges = pairs of
 different groups, or listed "apart" pairs, that land on one concept. Labels found nowhere
 count as not merged, and are listed.
@@ -26,8 +27,10 @@ GROUPS = Path(__file__).resolve().parents[1] / "tests/data/merge_groups.json"
 def label_index(kg_dir: Path) -> dict[str, str]:
     """Every prefLabel and altLabel of the KG → concept id."""
     kg = open_kg(kg_dir)
-    res = run_sparql(kg, """SELECT ?c ?l WHERE { ?c a skos:Concept .
-        { ?c skos:prefLabel ?l } UNION { ?c skos:altLabel ?l } }""")
+    res = run_sparql(kg, """SELECT ?c ?l WHERE { ?c a skos:Concept ; pkg:paperCount ?n .
+        { ?c skos:prefLabel ?l BIND(0 AS ?alt) } UNION { ?c skos:altLabel ?l BIND(1 AS ?alt) }
+        } ORDER BY DESC(?alt) ?n""")
+    # later rows win: a prefLabel over an altLabel, then the concept with more papers
     return {row[1].value: row[0].value.rsplit("/", 1)[-1] for row in res.rows
             if row[0] is not None and row[1] is not None}
 

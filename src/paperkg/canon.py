@@ -18,7 +18,7 @@ import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from paperkg.hierarchy import Topic, broader_of, topics
 from paperkg.ingest import Paper
@@ -89,6 +89,12 @@ def _acronym_like(surface: str) -> bool:
         surface[:1].isupper() and any(c.isdigit() for c in surface))
 
 
+def _compact(key: str) -> str:
+    """A key without spaces: "multi modal" and "multimodal", "fine tuning" and
+    "finetuning" are one term written apart or together."""
+    return key.replace(" ", "")
+
+
 class _Resolver:
     """Maps a paper's surface form to its concept key, remembering why."""
 
@@ -96,19 +102,24 @@ class _Resolver:
         self.local = {pid: {term_key(a.short): term_key(a.long) for a in ab}
                       for pid, ab in defs.items()}
         votes: dict[str, Counter[str]] = defaultdict(Counter)
+        spellings: dict[str, Counter[str]] = defaultdict(Counter)
+        self.short_forms: dict[str, Counter[str]] = defaultdict(Counter)
         self.example: dict[tuple[str, str], str] = {}
         self.long_form: dict[str, str] = {}
         for pid, ab in sorted(defs.items()):
             for a in ab:
-                votes[term_key(a.short)][term_key(a.long)] += 1
-                self.example.setdefault((term_key(a.short), term_key(a.long)), pid)
-                self.long_form.setdefault(term_key(a.long), a.long)
+                short, long = term_key(a.short), term_key(a.long)
+                votes[short][_compact(long)] += 1
+                spellings[_compact(long)][long] += 1
+                self.short_forms[short][a.short] += 1
+                self.example.setdefault((short, _compact(long)), pid)
+                self.long_form.setdefault(long, a.long)
         self.votes = votes
         self.glob: dict[str, str] = {}
         for short, counter in votes.items():
-            long, n = counter.most_common(1)[0]
+            compact, n = counter.most_common(1)[0]
             if n >= UNAMBIGUOUS_SHARE * sum(counter.values()):
-                self.glob[short] = long
+                self.glob[short] = spellings[compact].most_common(1)[0][0]
 
     def resolve(self, paper_id: str, surface: str) -> tuple[str, Merge | None]:
         key = term_key(surface)
@@ -122,11 +133,31 @@ class _Resolver:
         target = self.glob.get(key)
         if target is None:
             return key, None
-        n = sum(self.votes[key].values())
-        return target, Merge(surface, "", "abbreviation",
-                             f"{surface!r} is defined as {self.long_form.get(target, target)!r} "
-                             f"in {self.votes[key][target]} of {n} defining paper(s)",
-                             self.example[(key, target)])
+        return target, self.why(key, surface)
+
+    def why(self, short: str, surface: str) -> Merge:
+        """The corpus-wide reason a bare short form stands for its long form."""
+        target = self.glob[short]
+        n = sum(self.votes[short].values())
+        agree = self.votes[short][_compact(target)]
+        return Merge(surface, "", "abbreviation",
+                     f"{surface!r} is defined as {self.long_form.get(target, target)!r} in "
+                     f"{agree} of {n} defining paper(s)",
+                     self.example[(short, _compact(target))])
+
+
+def _merge_spacing(
+    linked: dict[str, list[tuple[str, str, float, str, Merge | None]]],
+) -> None:
+    """Give keys that differ only in spacing ("multi modal" / "multimodal") one key: the
+    most used one."""
+    used = Counter(row[0] for rows in linked.values() for row in rows)
+    best: dict[str, str] = {}
+    for key in sorted(used, key=lambda k: (-used[k], k)):
+        best.setdefault(_compact(key), key)
+    for pid, rows in linked.items():
+        linked[pid] = [(best[_compact(k)], phrase, score, role, why)
+                       for k, phrase, score, role, why in rows]
 
 
 def build_scheme(
@@ -156,6 +187,7 @@ def build_scheme(
             if key:
                 out.append((key, phrase, score, role, why))
         linked[paper_id] = out
+    _merge_spacing(linked)
 
     surfaces: dict[str, Counter[str]] = defaultdict(Counter)
     papers_of: dict[str, set[str]] = defaultdict(set)
@@ -201,9 +233,11 @@ def build_scheme(
             why = merge_of.get((key, form))
             if why is None:
                 merges.append(Merge(form, cid, "variant", f"{form!r} and {pref!r} are the same "
-                                    "term up to case, hyphens or plural"))
+                                    "term up to case, spacing, hyphens or plural"))
             else:
                 merges.append(Merge(form, cid, why.rule, why.detail, why.paper_id))
+
+    _add_defined_short_forms(concepts, merges, resolver, id_of_key)
 
     mentions: dict[str, list[Mention]] = {}
     for paper_id, rows_ in linked.items():
@@ -229,6 +263,26 @@ def build_scheme(
         concepts[cid] = Concept(c.id, c.pref_label, c.alt_labels, c.paper_count, c.weight,
                                 c.kind, c.broader, topic)
     return ConceptScheme(concepts, mentions, merges, groups)
+
+
+def _add_defined_short_forms(
+    concepts: dict[str, Concept], merges: list[Merge], resolver: _Resolver,
+    id_of_key: Mapping[str, str],
+) -> None:
+    """An unambiguous short form is a label of its concept even where no paper's top
+    concepts used it bare: "FL" finds "federated learning"."""
+    by_compact = {_compact(k): cid for k, cid in id_of_key.items()}
+    for short, long in resolver.glob.items():
+        cid = by_compact.get(_compact(long))
+        if cid is None:
+            continue
+        c = concepts[cid]
+        have = {c.pref_label, *c.alt_labels}
+        new = [f for f in resolver.short_forms[short] if f not in have]
+        if not new:
+            continue
+        concepts[cid] = replace(c, alt_labels=tuple(sorted({*c.alt_labels, *new})))
+        merges.extend(replace(resolver.why(short, f), concept_id=cid) for f in sorted(new))
 
 
 def _next_slug(cid: str) -> str:

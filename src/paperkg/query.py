@@ -175,8 +175,11 @@ def resolve_node(kg: KnowledgeGraph, text: str) -> str:
         if kg.store.query(f"ASK {{ {{ <{iri}> ?p ?o }} UNION {{ ?s ?p <{iri}> }} }}").boolean:
             return key
     literal = json.dumps(text.casefold())
-    res = run_sparql(kg, f"""SELECT ?c WHERE {{ ?c skos:prefLabel|skos:altLabel ?l .
-        FILTER(LCASE(STR(?l)) = {literal}) }} ORDER BY ?c LIMIT 1""")
+    # a preferred label before an alternative one; then the concept more papers mention
+    res = run_sparql(kg, f"""SELECT ?c WHERE {{
+        {{ ?c skos:prefLabel ?l BIND(0 AS ?alt) }} UNION {{ ?c skos:altLabel ?l BIND(1 AS ?alt) }}
+        FILTER(LCASE(STR(?l)) = {literal}) ?c pkg:paperCount ?n }}
+        ORDER BY ?alt DESC(?n) ?c LIMIT 1""")
     if res.rows and res.rows[0][0] is not None:
         return node_key("concept", _tail(res.rows[0][0]))
     raise UnknownNode(
