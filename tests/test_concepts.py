@@ -58,13 +58,17 @@ def test_scheme_merges_abbreviations_across_papers_and_explains_why() -> None:
                  for p in papers}
     # a paper that only uses the bare acronym, never defining it
     bare = Paper("bare", "LLMs are strong. We study GNNs and RL agents.", "bare", "test")
-    extracted["bare"] = [("LLMs", 0.9), ("GNNs", 0.8)]
+    extracted["bare"] = [("LLMs", 0.9), ("GNNs", 0.8), ("LLM agents", 0.7),
+                         ("large language model's", 0.6)]
     scheme = build_scheme(extracted, [*papers, bare])
     llm = scheme.concepts["large-language-model"]
     assert llm.pref_label == "large language models"
     assert {"LLMs", "Large Language Models"} <= set(llm.alt_labels)
     assert scheme.mentions["bare"][0].concept_id == "large-language-model"
     assert scheme.mentions["bare"][1].concept_id == "graph-neural-network"
+    # an unambiguous short form inside a longer term is spelled out; a possessive is no term
+    assert scheme.mentions["bare"][2].concept_id == "large-language-model-agent"
+    assert len(scheme.mentions["bare"]) == 3
     why = next(m for m in scheme.merges if m.label == "LLMs")
     assert why.rule == "abbreviation" and "large language models" in why.detail.lower()
     assert why.paper_id in {p.id for p in papers}

@@ -131,9 +131,21 @@ class _Resolver:
                                 f"{surface!r} is defined in this paper as "
                                 f"{self.long_form.get(local, local)!r}", paper_id)
         target = self.glob.get(key)
-        if target is None:
+        if target is not None:
+            return target, self.why(key, surface)
+        return self._expand_inside(key, surface)
+
+    def _expand_inside(self, key: str, surface: str) -> tuple[str, Merge | None]:
+        """"multimodal LLMs" is "multimodal large language models": an unambiguous short
+        form inside a longer term is spelled out too."""
+        words = key.split()
+        if len(words) < 2 or not any(w in self.glob for w in words):
             return key, None
-        return target, self.why(key, surface)
+        expanded = " ".join(self.glob.get(w, w) for w in words)
+        short = next(w for w in words if w in self.glob)
+        why = self.why(short, surface)
+        return expanded, replace(why, detail=f"{surface!r} contains {short!r}, which "
+                                 + why.detail.split(" is ", 1)[1])
 
     def why(self, short: str, surface: str) -> Merge:
         """The corpus-wide reason a bare short form stands for its long form."""
@@ -220,6 +232,10 @@ def build_scheme(
     for key, cid in id_of_key.items():
         forms = surfaces[key]
         pref = _preferred(forms, used_labels)
+        spelled = resolver.long_form.get(key)
+        if _acronym_like(pref) and len(pref.split()) == 1 and spelled and (
+                spelled.lower() not in used_labels):
+            pref = spelled  # a concept only ever written as "LLM" is named by its long form
         used_labels.add(pref.lower())
         count = len(papers_of[key])
         parent = parents.get(key)

@@ -44,6 +44,9 @@ def term_key(phrase: str) -> str:
     "GNN", but "CLIP" ≠ "clips", "MATH" ≠ "math").
     """
     words = re.sub(r"[-\u2010-\u2015/]+", " ", phrase).split()
+    if words:  # a possessive is the same term: "large language model's"
+        words[-1] = re.sub(r"['\u2019]s?$", "", words[-1])
+    words = [w for w in words if w]
     if not words:
         return ""
     out = []
