@@ -68,6 +68,7 @@ class Merge:
     rule: str
     detail: str
     paper_id: str | None = None
+    local: bool = False  # true: only the paper `paper_id` defines it so
 
 
 @dataclass(slots=True)
@@ -128,8 +129,9 @@ class _Resolver:
         local = self.local.get(paper_id, {}).get(key)
         if local is not None:
             return local, Merge(surface, "", "abbreviation",
-                                f"{surface!r} is defined in this paper as "
-                                f"{self.long_form.get(local, local)!r}", paper_id)
+                                f"{surface!r} is defined as {self.long_form.get(local, local)!r}"
+                                f" in paper {paper_id} (other papers use it otherwise)",
+                                paper_id, local=True)
         target = self.glob.get(key)
         if target is not None:
             return target, self.why(key, surface)
@@ -213,8 +215,10 @@ def build_scheme(
                 kind_votes[key]["Dataset"] += 1
             elif role == "proposes":
                 kind_votes[key]["Method"] += 1
-            if why is not None:
-                merge_of.setdefault((key, phrase), why)
+            # the corpus-wide reason, when there is one, says more than one paper's
+            known = merge_of.get((key, phrase))
+            if why is not None and (known is None or known.local and not why.local):
+                merge_of[(key, phrase)] = why
 
     n_papers = max(len(extracted), 1)
     id_of_key: dict[str, str] = {}
