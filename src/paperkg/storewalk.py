@@ -91,6 +91,11 @@ def local_graph(store: Store, start: str, depth: int, limit: int) -> nx.Graph:
                 seen.add(b)
                 nxt.append(b)
         frontier = nxt
+    # the edges among the last hop's nodes (a paper and a concept it mentions, both one
+    # hop from a concept that is broader than that one): the full graph has them too
+    for a, b, attrs in _edges(store, frontier):
+        if b in seen and not g.has_edge(a, b):
+            g.add_edge(a, b, **attrs)
     _label(store, g)
     return g
 
