@@ -8,9 +8,9 @@ work itself, and SPARQL (the only slow path) runs in worker processes.
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
+import orjson
 from fastapi import APIRouter, Depends, Path, Query
 from fastapi.responses import Response
 
@@ -32,7 +32,9 @@ _PAGE = {"paper": "/papers/", "concept": "/concepts/"}
 
 
 def ok(doc: object) -> Response:
-    return Response(json.dumps(doc, ensure_ascii=False), media_type="application/json")
+    # orjson: 10x faster than json.dumps on a 50-node neighbourhood (48 vs 490 µs), which
+    # matters at hundreds of requests per second on 2 cores (bench/bench_server.py)
+    return Response(orjson.dumps(doc), media_type="application/json")
 
 
 def paper_json(p: PaperInfo) -> dict[str, Any]:
