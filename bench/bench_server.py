@@ -265,7 +265,7 @@ def main() -> None:
     ap.add_argument("--concurrency", type=int, default=16, help="concurrent connections")
     ap.add_argument("--deadline", type=float, default=10.0, help="server query deadline (s)")
     ap.add_argument("--out", type=Path, help="also write the numbers here as JSON")
-    ap.add_argument("--http-workers", type=int, default=1, help="paperkg serve --http-workers")
+    ap.add_argument("--http-workers", type=int, default=2, help="paperkg serve --http-workers")
     ap.add_argument("--client", choices=("python", "wrk"), default="python",
                     help="load generator: this script's asyncio client, or wrk (apt install "
                          "wrk), which costs the shared cores far less")

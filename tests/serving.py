@@ -32,9 +32,11 @@ def serve(kg: Path, *flags: str) -> Iterator[str]:
     url = f"http://127.0.0.1:{port}"
     # its output goes to a file: a pipe nobody reads could fill and stall the server
     with tempfile.TemporaryFile() as log:
+        # one HTTP process unless a test asks for more: /healthz counters are per process
+        workers = () if "--http-workers" in flags else ("--http-workers", "1")
         proc = subprocess.Popen(
             [sys.executable, "-m", "paperkg.cli", "serve", "--kg", str(kg), "--port",
-             str(port), *flags], stdout=log, stderr=subprocess.STDOUT)
+             str(port), *workers, *flags], stdout=log, stderr=subprocess.STDOUT)
         try:
             _wait_healthy(proc, url, log)
             yield url

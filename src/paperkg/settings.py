@@ -55,7 +55,8 @@ class Settings:
         2, "worker processes answering SPARQL (a query past its deadline kills its worker)"
     )
     http_workers: int = _opt(
-        1, "HTTP server processes; each loads the KG's index and has its own SPARQL workers"
+        2, "HTTP server processes (2 uses both cores of a 2-core machine); each loads the "
+        "KG's index and has its own SPARQL workers"
     )
     cors_origins: str = _opt(
         "", "comma-separated origins allowed to call the service from a browser ('*' = any)"
