@@ -70,8 +70,11 @@ def test_related_weights_rare_concepts_higher(demo_kg: Path, capsys: pytest.Capt
     dpc = _dpc_id(demo_kg)
     rows = related(kg, dpc, limit=5)
     assert rows, "some paper shares a concept with DPC"
-    for r in rows:
-        assert r.score == pytest.approx(sum(w for _, w in r.shared), abs=1e-3)
+    mine = {c.label: c.score for c in concepts_of(kg, dpc)}
+    for r in rows:  # each shared concept: its weight times its score in both papers
+        theirs = {c.label: c.score for c in concepts_of(kg, r.paper_id)}
+        assert r.score == pytest.approx(
+            sum(w * mine[label] * theirs[label] for label, w in r.shared), abs=1e-3)
     assert [r.score for r in rows] == sorted((r.score for r in rows), reverse=True)
     weights = dict(kg.store.query(
         "SELECT ?n ?w WHERE { ?c <https://w3id.org/paperkg/ontology#paperCount> ?n ; "
