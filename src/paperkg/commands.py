@@ -163,8 +163,7 @@ def cmd_extract(args: argparse.Namespace, settings: Settings) -> int:
     from paperkg.embed import make_embedder
     from paperkg.extract import ExtractSettings, extract_concepts
     from paperkg.ingest import IngestError, read_papers
-    from paperkg.prior import cached_prior
-    from paperkg.text import document_text
+    from paperkg.kg import keyword_prior
 
     rep = Reporter()
     result = read_papers([args.input])
@@ -178,12 +177,7 @@ def cmd_extract(args: argparse.Namespace, settings: Settings) -> int:
         if learned.rejects:
             raise IngestError(learned.rejects[0], more=len(learned.rejects) - 1)
         teachers = learned.papers
-    n_kw = sum(1 for p in teachers if p.keywords)
-    prior = None
-    if n_kw:
-        rep.step(f"learning the keyword prior from the author keywords of {n_kw} papers")
-        prior = cached_prior(teachers, document_text, settings.cache,
-                             rep.stage("keyword prior", n_kw))
+    prior = keyword_prior(teachers, settings, rep)
     embedder = make_embedder(settings.embedder, settings.cache)
     ext = ExtractSettings(top_n=settings.top_n, diversity=settings.diversity)
     ranked = extract_concepts(result.papers, embedder, ext, rep.stage, prior)

@@ -35,6 +35,7 @@ from paperkg.canon import ConceptScheme
 from paperkg.embed import Embedder
 from paperkg.extract import ExtractorInfo
 from paperkg.ingest import IngestError, Paper, Reject, read_papers
+from paperkg.prior import KeywordPrior
 from paperkg.progress import Reporter
 from paperkg.settings import Settings
 from paperkg.store import OxigraphStore, Store
@@ -155,17 +156,9 @@ def _extract(
     """Ranked concepts per paper; papers whose text was extracted before come from the cache."""
     from paperkg.embed import make_embedder
     from paperkg.extract import ExtractionCache, ExtractSettings, extract_concepts
-    from paperkg.prior import cached_prior
-    from paperkg.text import document_text
-
     embedder = make_embedder(settings.embedder, settings.cache)
     ext = ExtractSettings(top_n=settings.top_n, diversity=settings.diversity)
-    n_kw = sum(1 for p in papers if p.keywords)
-    prior = None
-    if n_kw:
-        rep.step(f"learning the keyword prior from the author keywords of {n_kw} papers")
-        prior = cached_prior(papers, document_text, settings.cache,
-                             rep.stage("keyword prior", n_kw))
+    prior = keyword_prior(papers, settings, rep)
     info = ext.info(embedder.name, prior)
     cache = ExtractionCache(settings.cache, info) if settings.cache else None
     hits, todo = cache.split(papers) if cache else ({}, list(papers))
@@ -174,6 +167,21 @@ def _extract(
     if cache and todo:
         cache.add(todo, fresh)
     return info, {p.id: hits[p.id] if p.id in hits else fresh[p.id] for p in papers}, embedder
+
+
+def keyword_prior(
+    papers: Sequence[Paper], settings: Settings, rep: Reporter
+) -> KeywordPrior | None:
+    """The keyword prior learned from these papers' author keywords (cached), or None
+    when none of them has keywords."""
+    from paperkg.prior import cached_prior
+    from paperkg.text import document_text
+
+    n_kw = sum(1 for p in papers if p.keywords)
+    if not n_kw:
+        return None
+    rep.step(f"learning the keyword prior from the author keywords of {n_kw} papers")
+    return cached_prior(papers, document_text, settings.cache, rep.stage("keyword prior", n_kw))
 
 
 def _validate(
