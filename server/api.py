@@ -102,13 +102,18 @@ async def concept_papers(concept_id: str, ctx: Ctx,
                "limit": limit, "papers": page})
 
 
+#: A node as a person names it, and how far to walk from it (shared with server.views).
+NodeId = Annotated[str, Path(description="paper id, paper:ID, concept:slug, author:slug or a "
+                                         "concept label")]
+Depth = Annotated[int, Query(ge=1, le=3)]
+
+
 @router.get("/nodes/{node_id}/neighbours",
             summary="nodes and edges within `depth` hops of a paper, concept or author")
 async def neighbours(
     ctx: Ctx,
-    node_id: Annotated[str, Path(description="paper id, paper:ID, concept:slug, author:slug "
-                                             "or a concept label")],
-    depth: Annotated[int, Query(ge=1, le=3)] = 1,
+    node_id: NodeId,
+    depth: Depth = 1,
     limit: Annotated[int, Query(ge=1, le=1000)] = 50,
     types: Annotated[str | None, Query(description="comma-separated: " +
                                        ", ".join(NODE_TYPES))] = None,

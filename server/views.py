@@ -8,13 +8,13 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Query
+from fastapi import APIRouter, Depends, Query
 from fastapi.responses import HTMLResponse, Response
 
 from paperkg import views
 from paperkg.results import QueryResult
 from paperkg.viewpage import ASSETS, asset, render_page
-from server.api import ok, resolve_key
+from server.api import Depth, NodeId, ok, resolve_key
 from server.context import Context, get_context
 from server.errors import ApiError
 from server.sparql import run_query
@@ -62,9 +62,8 @@ def _page(ctx: Context, view: views.View, center: str | None = None) -> HTMLResp
             summary="the neighbourhood of a paper, concept or author, drawn")
 async def node_view(
     ctx: Ctx,
-    node_id: Annotated[str, Path(description="paper id, paper:ID, concept:slug, author:slug "
-                                             "or a concept label")],
-    depth: Annotated[int, Query(ge=1, le=3)] = 1,
+    node_id: NodeId,
+    depth: Depth = 1,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> HTMLResponse:
     start = resolve_key(ctx, node_id)
