@@ -70,9 +70,9 @@ def main() -> None:
                 dst.write(line)
         inputs = [sample]
     cache = work / "cache"
-    # a cold build: no cached embeddings, extractions or SHACL verdicts (derived models in
+    # a cold build: no cached embeddings, priors, extractions or SHACL verdicts (derived models in
     # cache/models, e.g. the distilled static embedder, are kept: they are made once)
-    for sub in ("embeddings", "extractions", "validated"):
+    for sub in ("embeddings", "extractions", "validated", "priors"):
         shutil.rmtree(cache / sub, ignore_errors=True)
     settings = Settings(embedder=args.embedder, cache_dir=cache)
     kg_dir = work / "kg"
