@@ -17,7 +17,7 @@ import networkx as nx
 from paperkg.graph import NODE_KINDS, neighbourhood, node_key
 from paperkg.kg import KnowledgeGraph
 from paperkg.store import QueryError, QueryResult
-from paperkg.storewalk import iri_of, local_graph
+from paperkg.storewalk import complete_edges, iri_of, local_graph
 from paperkg.vocab import SPARQL_PREFIXES, paper_iri, parse_iri
 
 __all__ = [
@@ -202,9 +202,11 @@ def neighbours(
         raise ValueError(f"depth must be 1, 2 or 3 (got {depth})")
     start = resolve_node(kg, node)
     loaded = kg.__dict__.get("graph")
-    if loaded is None:
-        loaded = local_graph(kg.store, start, depth, limit if kinds is None else 10**9)
-    return neighbourhood(loaded, start, depth=depth, limit=limit, kinds=kinds)
+    if loaded is not None:
+        return neighbourhood(loaded, start, depth=depth, limit=limit, kinds=kinds)
+    walked = local_graph(kg.store, start, depth, limit if kinds is None else 10**9)
+    kept = neighbourhood(walked, start, depth=depth, limit=limit, kinds=kinds)
+    return complete_edges(kg.store, kept)
 
 
 def _slug(text: str) -> str:
