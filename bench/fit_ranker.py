@@ -31,7 +31,7 @@ from paperkg.extract import (  # noqa: E402
     ExtractSettings,
     candidate_features,
     document_text,
-    mmr,
+    select,
 )
 from paperkg.ingest import read_papers  # noqa: E402
 from paperkg.prior import KeywordPrior, learn_prior  # noqa: E402
@@ -96,10 +96,8 @@ def main() -> None:
     for diversity in (0.0, 0.1, 0.2, 0.3, 0.5):
         preds = {}
         for p, cs, vecs, vec, x in per_doc:
-            prob = 1 / (1 + np.exp(-(x @ w + bias)))
-            keep = np.argsort(-prob, kind="stable")[: settings.nr_candidates]
-            picked = mmr(vec, vecs[keep], 10, diversity, prob[keep])
-            preds[p.id] = [cs[int(keep[i])].text for i, _ in picked]
+            picked = select(x, w, bias, vecs, vec, 10, diversity, settings.nr_candidates)
+            preds[p.id] = [cs[i].text for i, _ in picked]
         dev_recs = [records[p.id] for p, *_ in per_doc]
         print(f"diversity {diversity}: dev", mean_prf(preds, dev_recs, 5),
               mean_prf(preds, dev_recs, 10))

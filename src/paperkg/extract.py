@@ -50,6 +50,7 @@ __all__ = [
     "document_text",
     "extract_concepts",
     "mmr",
+    "select",
 ]
 
 EXTRACTOR_VERSION = "3"
@@ -202,18 +203,28 @@ def extract_concepts(
     for paper, doc, doc_vec, cs in zip(papers, docs, doc_vecs, cands, strict=True):
         if prior and paper.keywords:
             cs = _leave_own_out(paper, cs, prior)
-        if not cs:
-            out[paper.id] = []
-            continue
-        vecs = phrase_vecs[np.array([row_of[c.text.lower()] for c in cs])]
-        x = candidate_features(paper, doc, cs, vecs @ doc_vec, prior, share)
-        prob = 1.0 / (1.0 + np.exp(-(x @ weights + bias)))
-        keep = np.argsort(-prob, kind="stable")[: settings.nr_candidates]
-        picked = mmr(doc_vec, vecs[keep], settings.top_n, settings.diversity, prob[keep])
-        out[paper.id] = [(cs[int(keep[i])].text, score) for i, score in picked]
+        out[paper.id] = []
+        if cs:
+            vecs = phrase_vecs[np.array([row_of[c.text.lower()] for c in cs])]
+            x = candidate_features(paper, doc, cs, vecs @ doc_vec, prior, share)
+            picked = select(x, weights, bias, vecs, doc_vec, settings.top_n,
+                            settings.diversity, settings.nr_candidates)
+            out[paper.id] = [(cs[i].text, score) for i, score in picked]
         if tick:
             tick(1)
     return out
+
+
+def select(
+    x: np.ndarray, weights: np.ndarray, bias: float, vecs: np.ndarray, doc_vec: np.ndarray,
+    top_n: int, diversity: float, nr_candidates: int,
+) -> list[tuple[int, float]]:
+    """(candidate index, keyword probability) of the picks: the logistic model's
+    `nr_candidates` most probable, then MMR over them by that probability."""
+    prob = 1.0 / (1.0 + np.exp(-(x @ weights + bias)))
+    keep = np.argsort(-prob, kind="stable")[:nr_candidates]
+    picked = mmr(doc_vec, vecs[keep], top_n, diversity, prob[keep])
+    return [(int(keep[i]), score) for i, score in picked]
 
 
 def _leave_own_out(paper: Paper, cs: list[Candidate], prior: KeywordPrior) -> list[Candidate]:
