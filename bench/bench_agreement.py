@@ -18,10 +18,10 @@ import statistics
 import time
 from pathlib import Path
 
-from paperkg.canon import concept_key
-from paperkg.embed import make_embedder
-from paperkg.extract import ExtractSettings, extract_concepts
-from paperkg.ingest import read_papers
+from paperkg.build.canon import concept_key
+from paperkg.build.embed import make_embedder
+from paperkg.build.extract import ExtractSettings, extract_concepts
+from paperkg.build.ingest import read_papers
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "data" / "iclr2025" / "papers.jsonl.gz"
 

@@ -24,9 +24,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from paperkg.kg import build_kg, open_kg
+from paperkg.build.pipeline import build_kg
 from paperkg.progress import Reporter
-from paperkg.query import concepts_of, neighbours, related, run_sparql
+from paperkg.read.kg import open_kg
+from paperkg.read.questions import concepts_of, neighbours, related, run_sparql
 from paperkg.settings import Settings
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "data" / "iclr2025" / "papers.jsonl.gz"

@@ -32,9 +32,9 @@ import numpy as np
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from paperkg.embed import Embedder, MiniLMEmbedder  # noqa: E402
-from paperkg.onnx_embed import OnnxMiniLMEmbedder  # noqa: E402
-from paperkg.text import candidates, clean_text  # noqa: E402
+from paperkg.build.embed import Embedder, MiniLMEmbedder  # noqa: E402
+from paperkg.build.onnx_embed import OnnxMiniLMEmbedder  # noqa: E402
+from paperkg.build.text import candidates, clean_text  # noqa: E402
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared/data/iclr2025/papers.jsonl.gz"
 

@@ -2,7 +2,7 @@
 
     python bench/bench_merge.py --kg KG_DIR
 
-Each label is looked up the way `paperkg.query.resolve_node` does: as a concept's
+Each label is looked up the way `paperkg.read.questions.resolve_node` does: as a concept's
 prefLabel, else an altLabel (the concept more papers mention, if several), else by its
 merge key's concept id. Then, over label
 pairs: recall = pairs of the same group that land on one concept; wrong merges = pairs of
@@ -17,9 +17,9 @@ import json
 from itertools import combinations
 from pathlib import Path
 
-from paperkg.canon import concept_key, slugify
-from paperkg.kg import open_kg
-from paperkg.query import run_sparql
+from paperkg.build.canon import concept_key, slugify
+from paperkg.read.kg import open_kg
+from paperkg.read.questions import run_sparql
 
 GROUPS = Path(__file__).resolve().parents[1] / "tests/data/merge_groups.json"
 

@@ -28,10 +28,10 @@ from typing import TypeVar
 
 from rdflib import Graph
 
-from paperkg.canon import ConceptScheme, build_scheme
-from paperkg.extract import ExtractorInfo
-from paperkg.ingest import Paper, read_papers
-from paperkg.rdf import build_graph, iter_triples, load_shapes, validate
+from paperkg.build.canon import ConceptScheme, build_scheme
+from paperkg.build.extract import ExtractorInfo
+from paperkg.build.ingest import Paper, read_papers
+from paperkg.build.rdf import build_graph, iter_triples, load_shapes, validate
 from paperkg.store import OxigraphStore
 from paperkg.vocab import RDF, SH, SPARQL_PREFIXES, paper_iri
 

@@ -54,8 +54,8 @@ def main() -> None:
     pool = set(pool_ids)
     systems: dict[str, dict[str, list[str]]] = {}
 
-    from paperkg.kg import open_kg
-    from paperkg.search import CorpusIndex
+    from paperkg.read.kg import open_kg
+    from paperkg.read.memory import CorpusIndex
 
     graph = open_kg(kg)
     index = CorpusIndex.from_store(graph.store)
@@ -117,9 +117,9 @@ def _minilm(texts: dict[str, str], queries: list[Record], pool: list[str], k: in
             cache: Path) -> dict[str, list[str]]:
     from keywords_eval import CORPUS
 
-    from paperkg.embed import make_embedder
-    from paperkg.ingest import read_papers
-    from paperkg.text import document_text
+    from paperkg.build.embed import make_embedder
+    from paperkg.build.ingest import read_papers
+    from paperkg.build.text import document_text
 
     papers = {p.id: p for p in read_papers([CORPUS]).papers}
     vecs = make_embedder("onnx", cache).encode([document_text(papers[p]) for p in pool])

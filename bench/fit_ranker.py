@@ -6,7 +6,7 @@ The keyword prior is learned from every paper with author keywords except the be
 sample (bench/keywords_eval.sample); the dev papers are a random subset of those, scored
 with their own keywords left out of the prior. Labels: a candidate is positive when its
 Porter-stemmed form equals one of the paper's stemmed author keywords. Prints the
-logistic-regression weights to paste into paperkg.extract, and dev F1 for a few MMR
+logistic-regression weights to paste into paperkg.build.extract, and dev F1 for a few MMR
 diversities.
 """
 
@@ -24,8 +24,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from keywords_eval import CORPUS, load_corpus, mean_prf, sample, stem_phrase  # noqa: E402
 
-from paperkg.embed import make_embedder  # noqa: E402
-from paperkg.extract import (  # noqa: E402
+from paperkg.build.embed import make_embedder  # noqa: E402
+from paperkg.build.extract import (  # noqa: E402
     FEATURES,
     CorpusShare,
     ExtractSettings,
@@ -33,9 +33,9 @@ from paperkg.extract import (  # noqa: E402
     document_text,
     select,
 )
-from paperkg.ingest import read_papers  # noqa: E402
-from paperkg.prior import KeywordPrior, learn_prior  # noqa: E402
-from paperkg.text import candidates  # noqa: E402
+from paperkg.build.ingest import read_papers  # noqa: E402
+from paperkg.build.prior import KeywordPrior, learn_prior  # noqa: E402
+from paperkg.build.text import candidates  # noqa: E402
 
 
 def main() -> None:

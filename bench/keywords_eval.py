@@ -128,7 +128,7 @@ def run_keybert(records: Sequence[Record], work: Path, top_n: int = 10) -> dict[
         from keybert import KeyBERT
         from keybert.backend import BaseEmbedder
 
-        from paperkg.embed import make_embedder
+        from paperkg.build.embed import make_embedder
 
         embedder = make_embedder("onnx", work / "cache")
 

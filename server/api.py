@@ -1,7 +1,7 @@
 """The JSON API: neighbourhoods, related papers, a concept's papers, search.
 
-Answers come from in-memory indexes built at startup (`paperkg.search.CorpusIndex`,
-`paperkg.walk.Walker` over the NetworkX graph), not from SPARQL, so each costs well under
+Answers come from in-memory indexes built at startup (`paperkg.read.memory.CorpusIndex`,
+`paperkg.read.walk.Walker` over the NetworkX graph), not from SPARQL, so each costs well under
 a millisecond of work. They are `async def`: a thread-pool hop would cost more than the
 work itself, and SPARQL (the only slow path) runs in worker processes.
 """
@@ -13,13 +13,13 @@ from typing import Annotated, Any
 import orjson
 from fastapi import APIRouter, Depends, Path, Query
 from fastapi.responses import Response
+from paperkg_server.context import Context, get_context
+from paperkg_server.errors import ApiError
 
-from paperkg.graph import NODE_KINDS, node_key
-from paperkg.query import UnknownNode, resolve_node
-from paperkg.search import ConceptInfo, PaperInfo
-from paperkg.vocab import author_iri, concept_iri, paper_iri, parse_iri
-from server.context import Context, get_context
-from server.errors import ApiError
+from paperkg.errors import UnknownNode
+from paperkg.read.memory import ConceptInfo, PaperInfo
+from paperkg.read.questions import resolve_node
+from paperkg.vocab import NODE_KINDS, author_iri, concept_iri, node_key, paper_iri, parse_iri
 
 __all__ = ["node_json", "ok", "resolve_key", "router"]
 
@@ -139,7 +139,7 @@ async def neighbours(
 
 def resolve_key(ctx: Context, text: str) -> str:
     """A node key: `kind:id`, a bare id or an IRI straight from the in-memory graph; only
-    a label needs the (slower) store lookup of `paperkg.query.resolve_node`."""
+    a label needs the (slower) store lookup of `paperkg.read.questions.resolve_node`."""
     g = ctx.walker.g
     parsed = parse_iri(text)
     keys = [node_key(*parsed)] if parsed else [text] + [node_key(k, text) for k in NODE_KINDS]

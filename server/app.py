@@ -18,17 +18,17 @@ from typing import Annotated
 from fastapi import Depends, FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import Response
+from paperkg_server import api, pages, sparql, views
+from paperkg_server.context import Context, get_context
+from paperkg_server.errors import install_handlers
+from paperkg_server.pool import QueryPool
+from paperkg_server.void import void_graph
 
 from paperkg import __version__
-from paperkg.kg import open_kg
-from paperkg.search import CorpusIndex
+from paperkg.read.kg import open_kg
+from paperkg.read.memory import CorpusIndex
+from paperkg.read.walk import Walker
 from paperkg.settings import Settings
-from paperkg.walk import Walker
-from server import api, pages, sparql, views
-from server.context import Context, get_context
-from server.errors import install_handlers
-from server.pool import QueryPool
-from server.void import void_graph
 
 __all__ = ["app_from_env", "create_app", "serve"]
 
@@ -106,6 +106,6 @@ def serve(settings: Settings) -> None:
         return
     # Several processes share the port; each builds its app from the same settings.
     os.environ.update(settings.to_env())
-    uvicorn.run("server.app:app_from_env", factory=True, workers=settings.http_workers,
+    uvicorn.run("paperkg_server.app:app_from_env", factory=True, workers=settings.http_workers,
                 host=settings.host, port=settings.port, log_level=log_level,
                 access_log=settings.debug)

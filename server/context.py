@@ -6,12 +6,12 @@ import time
 from dataclasses import dataclass, field
 
 from fastapi import Request
+from paperkg_server.pool import QueryPool
 
-from paperkg.kg import KnowledgeGraph
-from paperkg.search import CorpusIndex
+from paperkg.read.kg import KnowledgeGraph
+from paperkg.read.memory import CorpusIndex
+from paperkg.read.walk import Walker
 from paperkg.settings import Settings
-from paperkg.walk import Walker
-from server.pool import QueryPool
 
 __all__ = ["Context", "get_context"]
 

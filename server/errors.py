@@ -15,7 +15,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from paperkg.query import UnknownNode
+from paperkg.errors import UnknownNode
 
 __all__ = ["ApiError", "error_response", "install_handlers"]
 

@@ -11,8 +11,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
 from jinja2 import Environment, FileSystemLoader, select_autoescape
-
-from server.context import Context, get_context
+from paperkg_server.context import Context, get_context
 
 __all__ = ["EXAMPLES", "render", "router"]
 

@@ -77,8 +77,10 @@ def _worker_main(conn: Connection, store_path: str) -> None:
 
 def answer(store: object, job: Job) -> Reply:
     """Run one job; every error a person can cause becomes a Reply, not an exception."""
-    from paperkg.store import OxigraphStore, QueryError, QueryRefused
-    from server.negotiate import known_formats, negotiate
+    from paperkg_server.negotiate import known_formats, negotiate
+
+    from paperkg.errors import QueryError, QueryRefused
+    from paperkg.store import OxigraphStore
 
     assert isinstance(store, OxigraphStore)
     try:

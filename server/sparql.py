@@ -13,14 +13,14 @@ from urllib.parse import parse_qs
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
+from paperkg_server.context import Context, get_context
+from paperkg_server.errors import ApiError, error_response
+from paperkg_server.negotiate import known_formats, negotiate
+from paperkg_server.pages import render
+from paperkg_server.pool import Busy, DeadlineExceeded, Job, Reply, WorkerLost
 
-from paperkg.query import explain_query_error, with_prefixes
 from paperkg.results import QueryResult
-from server.context import Context, get_context
-from server.errors import ApiError, error_response
-from server.negotiate import known_formats, negotiate
-from server.pages import render
-from server.pool import Busy, DeadlineExceeded, Job, Reply, WorkerLost
+from paperkg.sparqltext import explain_query_error, with_prefixes
 
 __all__ = ["graph_response", "router", "run_query"]
 

@@ -1,6 +1,6 @@
 """Graph views in the browser: a node's neighbourhood, what connects two papers, a SPARQL
 answer as a picture; and the vis-network files they load, served from here so a view
-requests nothing from another host. The drawing is `paperkg.views`/`paperkg.viewpage`;
+requests nothing from another host. The drawing is `paperkg.views`/`paperkg.views.page`;
 this module only resolves ids, picks the graph and answers."""
 
 from __future__ import annotations
@@ -10,14 +10,15 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import HTMLResponse, Response
+from paperkg_server.api import Depth, NodeId, ok, resolve_key
+from paperkg_server.context import Context, get_context
+from paperkg_server.errors import ApiError
+from paperkg_server.sparql import run_query
 
-from paperkg import views
+from paperkg.errors import UsageError
 from paperkg.results import QueryResult
-from paperkg.viewpage import ASSETS, asset, render_page
-from server.api import Depth, NodeId, ok, resolve_key
-from server.context import Context, get_context
-from server.errors import ApiError
-from server.sparql import run_query
+from paperkg.views import draw as views
+from paperkg.views.page import ASSETS, asset, render_page
 
 __all__ = ["router"]
 
@@ -123,7 +124,7 @@ async def sparql_view(
         raise ApiError(500, "the query worker sent no result", "query_failed")
     try:
         view = views.sparql_view(reply.result, max_nodes=limit)
-    except ValueError as err:
+    except UsageError as err:
         raise ApiError(400, str(err), "not_a_graph") from None
     return _page(ctx, view)
 

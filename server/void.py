@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from paperkg_server.context import Context
+
 from paperkg import __version__
 from paperkg.results import QueryResult, Term
 from paperkg.vocab import BASE, PREFIXES
-from server.context import Context
 
 __all__ = ["void_graph"]
 

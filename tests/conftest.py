@@ -31,7 +31,7 @@ def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def demo_kg(tmp_path_factory: pytest.TempPathFactory, cache_dir: Path) -> Path:
     """The KG of the demo corpus, built once with the real model and the real store."""
-    from paperkg.kg import build_kg
+    from paperkg.build.pipeline import build_kg
     from paperkg.progress import Reporter
     from paperkg.settings import Settings
 

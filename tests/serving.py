@@ -14,7 +14,7 @@ from typing import IO
 import httpx
 import pytest
 
-from paperkg.kg import open_kg
+from paperkg.read.kg import open_kg
 
 ROW_CAP = 100
 COUNT_TRIPLES = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"

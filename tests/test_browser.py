@@ -15,8 +15,8 @@ import pytest
 from playwright.sync_api import Browser, Dialog, Page, Request, sync_playwright
 
 from paperkg.cli import main
-from paperkg.kg import open_kg
-from paperkg.query import related
+from paperkg.read.kg import open_kg
+from paperkg.read.questions import related
 
 from .conftest import ARTIFACTS
 from .serving import base, dpc

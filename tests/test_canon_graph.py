@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from paperkg.canon import build_scheme, concept_key
-from paperkg.graph import build_nx, cooccurrence, neighbourhood
-from paperkg.ingest import Paper
+from paperkg.build.canon import build_scheme, concept_key
+from paperkg.build.graph import build_nx
+from paperkg.build.ingest import Paper
+from paperkg.read.kg import cooccurrence
+from paperkg.read.walk import neighbourhood
 
 
 def test_case_hyphen_and_plural_variants_share_a_key() -> None:

@@ -12,8 +12,8 @@ import pytest
 from rdflib import Graph
 
 from paperkg.cli import main
-from paperkg.kg import open_kg
-from paperkg.query import concepts_of, related, run_sparql
+from paperkg.read.kg import open_kg
+from paperkg.read.questions import concepts_of, related, run_sparql
 
 from .conftest import seed_abstracts
 
@@ -191,7 +191,7 @@ def test_user_errors_are_one_line(demo_kg: Path):
 
 def test_rebuild_reuses_extractions_and_validation(demo_kg: Path, cache_dir: Path,
                                                     tmp_path: Path):
-    from paperkg.kg import build_kg
+    from paperkg.build.pipeline import build_kg
     from paperkg.progress import Reporter
     from paperkg.settings import Settings
 
@@ -213,8 +213,8 @@ def test_rebuild_reuses_extractions_and_validation(demo_kg: Path, cache_dir: Pat
 
 def test_store_walk_matches_the_full_graph(demo_kg: Path):
     """The CLI walks the store hop by hop; a server walks the loaded graph: same answer."""
-    from paperkg.graph import neighbourhood
-    from paperkg.query import neighbours, resolve_node
+    from paperkg.read.questions import neighbours, resolve_node
+    from paperkg.read.walk import neighbourhood
 
     kg = open_kg(demo_kg)
     start = resolve_node(kg, "language models")

@@ -6,15 +6,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from paperkg.canon import build_scheme
-from paperkg.hierarchy import broader_of
-from paperkg.ingest import Paper, read_papers
-from paperkg.kg import open_kg
-from paperkg.kinds import head_kind, paper_roles
-from paperkg.prior import KeywordPrior, learn_prior
-from paperkg.query import run_sparql
-from paperkg.terms import abbreviations, term_key
-from paperkg.text import candidates, clean_text, code_links, document_text
+from paperkg.build.canon import build_scheme
+from paperkg.build.hierarchy import broader_of
+from paperkg.build.ingest import Paper, read_papers
+from paperkg.build.kinds import head_kind, paper_roles
+from paperkg.build.prior import KeywordPrior, learn_prior
+from paperkg.build.terms import abbreviations, term_key
+from paperkg.build.text import candidates, clean_text, code_links, document_text
+from paperkg.read.kg import open_kg
+from paperkg.read.questions import run_sparql
 from tests.conftest import DATA_FILES, seed_abstracts
 
 
@@ -154,8 +154,8 @@ def test_demo_kg_holds_kinds_roles_merges_and_hierarchy(demo_kg: Path) -> None:
 
 
 def test_code_links_become_valid_iris_in_the_store(tmp_path: Path) -> None:
-    from paperkg.extract import ExtractSettings
-    from paperkg.rdf import iter_triples
+    from paperkg.build.extract import ExtractSettings
+    from paperkg.build.rdf import iter_triples
     from paperkg.store import OxigraphStore
 
     text = ("We release code at https://github.com/org/repo[v2] and "
@@ -170,8 +170,8 @@ def test_code_links_become_valid_iris_in_the_store(tmp_path: Path) -> None:
 
 
 def test_related_ranks_alike_in_sparql_and_in_memory_and_blends(demo_kg: Path) -> None:
-    from paperkg.query import related
-    from paperkg.search import CorpusIndex
+    from paperkg.read.memory import CorpusIndex
+    from paperkg.read.questions import related
 
     kg = open_kg(demo_kg)
     dpc = next(p.id for p in read_papers(DATA_FILES).papers if p.label == "DPC")

@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from paperkg.embed import CachedEmbedder, MiniLMEmbedder
-from paperkg.extract import ExtractSettings, extract_concepts, mmr
-from paperkg.ingest import read_papers
-from paperkg.text import candidates, clean_text
+from paperkg.build.embed import CachedEmbedder, MiniLMEmbedder
+from paperkg.build.extract import ExtractSettings, extract_concepts, mmr
+from paperkg.build.ingest import read_papers
+from paperkg.build.text import candidates, clean_text
 
 from .conftest import DATA_FILES, seed_abstracts
 
@@ -95,7 +95,7 @@ def test_cache_returns_identical_vectors(minilm: MiniLMEmbedder, tmp_path: Path)
 
 def test_onnx_embedder_gives_minilms_vectors(minilm: MiniLMEmbedder, cache_dir: Path) -> None:
     """The ONNX export is the same model: same vectors, not an approximation."""
-    from paperkg.onnx_embed import OnnxMiniLMEmbedder
+    from paperkg.build.onnx_embed import OnnxMiniLMEmbedder
 
     texts = ["graph neural networks", "GSM8K", seed_abstracts()[0], seed_abstracts()[1]]
     reference = minilm.encode(texts)
@@ -105,7 +105,7 @@ def test_onnx_embedder_gives_minilms_vectors(minilm: MiniLMEmbedder, cache_dir: 
 
 
 def test_static_embedder_is_distilled_offline_and_sensible(cache_dir: Path) -> None:
-    from paperkg.embed import StaticEmbedder
+    from paperkg.build.embed import StaticEmbedder
 
     vecs = StaticEmbedder(cache_dir).encode(
         ["graph neural network", "graph neural networks", "protein folding"])

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from paperkg.ingest import IngestError, paper_id_for, read_papers
+from paperkg.build.ingest import paper_id_for, read_papers
+from paperkg.errors import IngestError
 
 from .conftest import DATA_FILES, seed_abstracts
 

@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 from rdflib import Graph, Literal, URIRef
 
-from paperkg.canon import Concept, ConceptScheme, Mention
-from paperkg.extract import ExtractorInfo
-from paperkg.ingest import Paper
-from paperkg.rdf import build_graph, load_ontology, load_shapes, validate
-from paperkg.store import OxigraphStore, QueryError, QueryRefused, Store, Term
+from paperkg.build.canon import Concept, ConceptScheme, Mention
+from paperkg.build.extract import ExtractorInfo
+from paperkg.build.ingest import Paper
+from paperkg.build.rdf import build_graph, load_ontology, load_shapes, validate
+from paperkg.errors import QueryError, QueryRefused
+from paperkg.store import OxigraphStore, Store, Term
 from paperkg.vocab import (
     BASE,
     DCTERMS,

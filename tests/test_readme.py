@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from paperkg.kg import open_kg
-from paperkg.query import run_sparql
+from paperkg.read.kg import open_kg
+from paperkg.read.questions import run_sparql
 
 from .conftest import ROOT
 

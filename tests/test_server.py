@@ -17,8 +17,8 @@ from rdflib import Graph, Literal, Namespace, URIRef
 from rdflib.compare import isomorphic
 from SPARQLWrapper import CSV, JSON, JSONLD, POST, TSV, TURTLE, XML, SPARQLWrapper
 
-from paperkg.kg import open_kg
-from paperkg.query import concepts_of
+from paperkg.read.kg import open_kg
+from paperkg.read.questions import concepts_of
 
 from .serving import ROW_CAP, base, client, count, dpc, error, sparql
 

@@ -11,8 +11,8 @@ from urllib.parse import parse_qs, urlparse
 import httpx
 import pytest
 
-from paperkg.kg import open_kg
-from paperkg.query import concepts_of, related
+from paperkg.read.kg import open_kg
+from paperkg.read.questions import concepts_of, related
 
 from .serving import base, client, dpc, error, serve
 
@@ -134,7 +134,7 @@ def test_paper_concept_search_pages(client: httpx.Client, dpc: str, demo_kg: Pat
 
 @pytest.fixture(scope="module")
 def xss_base(tmp_path_factory: pytest.TempPathFactory, cache_dir: Path) -> Iterator[str]:
-    from paperkg.kg import build_kg
+    from paperkg.build.pipeline import build_kg
     from paperkg.progress import Reporter
     from paperkg.settings import Settings
 

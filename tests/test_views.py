@@ -14,10 +14,9 @@ import networkx as nx
 import pytest
 
 from paperkg.cli import main
-from paperkg.kg import open_kg
-from paperkg.query import concepts_of, neighbours, related, run_sparql, top_concepts
-from paperkg.viewpage import render_page, store_lookup
-from paperkg.views import (
+from paperkg.read.kg import open_kg
+from paperkg.read.questions import concepts_of, neighbours, related, run_sparql, top_concepts
+from paperkg.views.draw import (
     EDGE_STYLES,
     NODE_STYLES,
     View,
@@ -27,6 +26,7 @@ from paperkg.views import (
     sparql_view,
     vis_data,
 )
+from paperkg.views.page import render_page, store_lookup
 
 from .serving import base, client, dpc, error
 

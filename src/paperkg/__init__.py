@@ -30,22 +30,23 @@ __all__ = [
 ]
 
 _WHERE = {
-    "KnowledgeGraph": "paperkg.kg",
-    "build_kg": "paperkg.kg",
-    "open_kg": "paperkg.kg",
-    "Paper": "paperkg.ingest",
-    "read_papers": "paperkg.ingest",
+    "KnowledgeGraph": "paperkg.read.kg",
+    "build_kg": "paperkg.build.pipeline",
+    "open_kg": "paperkg.read.kg",
+    "Paper": "paperkg.build.ingest",
+    "read_papers": "paperkg.build.ingest",
     "Settings": "paperkg.settings",
-    "concepts_of": "paperkg.query",
-    "neighbours": "paperkg.query",
-    "related": "paperkg.query",
-    "run_sparql": "paperkg.query",
+    "concepts_of": "paperkg.read.questions",
+    "neighbours": "paperkg.read.questions",
+    "related": "paperkg.read.questions",
+    "run_sparql": "paperkg.read.questions",
 }
 
 if TYPE_CHECKING:
-    from paperkg.ingest import Paper, read_papers
-    from paperkg.kg import KnowledgeGraph, build_kg, open_kg
-    from paperkg.query import concepts_of, neighbours, related, run_sparql
+    from paperkg.build.ingest import Paper, read_papers
+    from paperkg.build.pipeline import build_kg
+    from paperkg.read.kg import KnowledgeGraph, open_kg
+    from paperkg.read.questions import concepts_of, neighbours, related, run_sparql
     from paperkg.settings import Settings
 
 

@@ -6,10 +6,12 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from importlib.metadata import entry_points
 from pathlib import Path
 
 from paperkg import __version__
-from paperkg.settings import Settings, add_arguments, from_args
+from paperkg.errors import UserError
+from paperkg.settings import BUILD_SETTINGS, READ_SETTINGS, Settings, add_arguments, from_args
 
 __all__ = ["main"]
 
@@ -20,42 +22,41 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"paperkg {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    build_opts = ("embedder", "top_n", "diversity", "cache_dir", "no_cache", "debug")
 
     c = sub.add_parser("build", help="build a KG from seed .txt and .jsonl[.gz] files")
     c.add_argument("inputs", nargs="+", type=Path, metavar="INPUT")
     c.add_argument("--out", type=Path, required=True, metavar="KG_DIR")
     c.add_argument("--skip-invalid", action="store_true",
                    help="keep valid records; write rejected ones to KG_DIR/rejects.jsonl")
-    add_arguments(c, build_opts)
+    add_arguments(c, BUILD_SETTINGS)
 
     c = sub.add_parser("demo", help="build the demo corpus in data/ and show what is in it")
     c.add_argument("--data", type=Path, default=Path("data"), help="folder of seed .txt files")
     c.add_argument("--out", type=Path, default=Path("kg"), metavar="KG_DIR")
-    add_arguments(c, build_opts)
+    add_arguments(c, BUILD_SETTINGS)
 
     c = sub.add_parser("query", help="run a SPARQL query (standard prefixes are added)")
     c.add_argument("sparql", help="the query text, or - to read it from stdin, or @FILE")
     c.add_argument("--format", choices=("table", "json", "csv", "tsv"), default="table")
-    add_arguments(c, ("kg", "debug"))
+    add_arguments(c, READ_SETTINGS)
 
     c = sub.add_parser("related", help="papers sharing the most (rare) concepts with a paper")
     c.add_argument("paper_id")
     c.add_argument("--limit", type=int, default=10)
     c.add_argument("--format", choices=("table", "json"), default="table")
-    add_arguments(c, ("kg", "debug"))
+    add_arguments(c, READ_SETTINGS)
 
     c = sub.add_parser("concepts", help="a paper's concepts, ranked, with scores")
     c.add_argument("paper_id")
     c.add_argument("--format", choices=("table", "json"), default="table")
-    add_arguments(c, ("kg", "debug"))
+    add_arguments(c, READ_SETTINGS)
 
     c = sub.add_parser("neighbours", help="the nodes around a paper, concept or author")
     c.add_argument("node", help="paper id, concept:<slug>, author:<slug> or a concept label")
     c.add_argument("--depth", type=int, default=1, choices=(1, 2, 3))
     c.add_argument("--limit", type=int, default=50, help="keep at most this many nodes")
     c.add_argument("--format", choices=("table", "json"), default="table")
-    add_arguments(c, ("kg", "debug"))
+    add_arguments(c, READ_SETTINGS)
 
     c = sub.add_parser("view", help="draw a neighbourhood, two papers' links or a SPARQL "
                                     "answer as an interactive HTML file that works offline")
@@ -72,16 +73,13 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--link-base", metavar="URL",
                    help="clicking a node opens its page on this paperkg service, e.g. "
                         "http://127.0.0.1:8000 (default: nodes are not links)")
-    add_arguments(c, ("kg", "debug"))
+    add_arguments(c, READ_SETTINGS)
 
     c = sub.add_parser("export", help="write the KG as Turtle, N-Triples, JSON-LD or GraphML")
     c.add_argument("--format", choices=("ttl", "nt", "jsonld", "graphml"), required=True)
     c.add_argument("-o", "--output", type=Path, help="file to write (default KG_DIR/export/)")
-    add_arguments(c, ("kg", "debug"))
+    add_arguments(c, READ_SETTINGS)
 
-    c = sub.add_parser("serve", help="serve the KG over HTTP: SPARQL endpoint, JSON API, pages")
-    add_arguments(c, ("kg", "host", "port", "deadline", "row_cap", "query_workers",
-                      "http_workers", "cors_origins", "debug"))
 
     c = sub.add_parser("extract", help="canonical, typed concepts per record, as JSON Lines")
     c.add_argument("input", type=Path, help=".jsonl[.gz] with id, abstract and optional title")
@@ -91,23 +89,34 @@ def _parser() -> argparse.ArgumentParser:
                    help="learn which phrases authors choose as keywords from the author "
                         "keywords in this .jsonl[.gz] (repeatable; default: the input's own, "
                         "each paper's left out of its own scoring)")
-    add_arguments(c, build_opts)
+    add_arguments(c, BUILD_SETTINGS)
+    _plugin_commands(sub)
     return p
+
+
+def _plugin_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Subcommands that installed front ends register (entry point group
+    `paperkg.commands`): `serve` comes from paperkg_server, so the core never imports it.
+    Each entry point is a function that adds its subparser and sets `handler`."""
+    for ep in sorted(entry_points(group="paperkg.commands"), key=lambda e: e.name):
+        ep.load()(sub)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     settings = from_args(args)
-    from paperkg.errors import USER_ERRORS
-
     try:
         return _run(args, settings)
-    except USER_ERRORS as err:
+    except UserError as err:
         if settings.debug:
             raise
-        msg = str(err) if not isinstance(err, KeyError) else str(err.args[0])
-        print(f"paperkg {args.command}: error: {msg}", file=sys.stderr)
-        return 1
+        return _fail(args.command, str(err))
+    except OSError as err:
+        # a file or folder the person named (missing, unreadable, a directory, a full
+        # disk): theirs to fix; an OSError without a file name is ours and keeps its trace
+        if settings.debug or err.filename is None:
+            raise
+        return _fail(args.command, f"{err.filename}: {err.strerror or err}")
     except KeyboardInterrupt:
         print("paperkg: interrupted", file=sys.stderr)
         return 130
@@ -116,10 +125,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
 
-def _run(args: argparse.Namespace, settings: Settings) -> int:
-    from paperkg import commands
+def _fail(command: str, message: str) -> int:
+    print(f"paperkg {command}: error: {message}", file=sys.stderr)
+    return 1
 
-    handler = getattr(commands, f"cmd_{args.command}")
+
+def _run(args: argparse.Namespace, settings: Settings) -> int:
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        from paperkg import commands
+
+        handler = getattr(commands, f"cmd_{args.command}")
     result: int = handler(args, settings)
     return result
 

@@ -9,8 +9,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from paperkg.kg import build_kg, open_kg
+from paperkg.build.pipeline import build_kg
+from paperkg.errors import UsageError
 from paperkg.progress import Reporter
+from paperkg.read.kg import open_kg
 from paperkg.settings import Settings
 
 __all__ = ["format_table"]
@@ -60,11 +62,11 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
-    from paperkg.query import run_sparql, top_concepts
+    from paperkg.read.questions import run_sparql, top_concepts
 
     inputs = sorted(args.data.glob("*.txt"))
     if not inputs:
-        raise FileNotFoundError(f"{args.data}: no seed .txt files here (run from the repo root "
+        raise UsageError(f"{args.data}: no seed .txt files here (run from the repo root "
                                 f"or pass --data)")
     manifest = build_kg(inputs, args.out, settings)
     kg = open_kg(args.out)
@@ -91,7 +93,7 @@ def _read_query(text: str) -> str:
 
 
 def cmd_query(args: argparse.Namespace, settings: Settings) -> int:
-    from paperkg.query import run_sparql
+    from paperkg.read.questions import run_sparql
 
     res = run_sparql(open_kg(settings.kg), _read_query(args.sparql))
     out = {"table": res.to_table, "json": res.to_json, "csv": res.to_csv, "tsv": res.to_tsv}
@@ -100,7 +102,7 @@ def cmd_query(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_related(args: argparse.Namespace, settings: Settings) -> int:
-    from paperkg.query import related
+    from paperkg.read.questions import related
 
     rows = related(open_kg(settings.kg), args.paper_id, args.limit)
     if args.format == "json":
@@ -120,7 +122,7 @@ def cmd_related(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_concepts(args: argparse.Namespace, settings: Settings) -> int:
-    from paperkg.query import concepts_of
+    from paperkg.read.questions import concepts_of
 
     links = concepts_of(open_kg(settings.kg), args.paper_id)
     if args.format == "json":
@@ -134,7 +136,7 @@ def cmd_concepts(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_neighbours(args: argparse.Namespace, settings: Settings) -> int:
-    from paperkg.query import neighbours
+    from paperkg.read.questions import neighbours
 
     sub = neighbours(open_kg(settings.kg), args.node, args.depth, args.limit)
     nodes = [{"id": n, **d} for n, d in sub.nodes(data=True)]
@@ -159,11 +161,12 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_extract(args: argparse.Namespace, settings: Settings) -> int:
     """Extract, then canonicalise within the input: each concept with its label and kind."""
-    from paperkg.canon import build_scheme
-    from paperkg.embed import make_embedder
-    from paperkg.extract import ExtractSettings, extract_concepts
-    from paperkg.ingest import IngestError, read_papers
-    from paperkg.kg import keyword_prior
+    from paperkg.build.canon import build_scheme
+    from paperkg.build.embed import make_embedder
+    from paperkg.build.extract import ExtractSettings, extract_concepts
+    from paperkg.build.ingest import read_papers
+    from paperkg.build.pipeline import keyword_prior
+    from paperkg.errors import IngestError
 
     rep = Reporter()
     result = read_papers([args.input])
@@ -199,30 +202,17 @@ def cmd_extract(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
-    """Start the HTTP service; the server package (FastAPI) is imported only here."""
-    open_kg(settings.kg)  # a missing KG is a one-line error, before anything starts
-    try:
-        from server.app import serve
-    except ImportError as err:
-        print(f"paperkg serve: error: the HTTP service is not installed ({err.name} is "
-              "missing); install it with: pip install -e '.[server]'", file=sys.stderr)
-        return 1
-    serve(settings)
-    return 0
-
-
 def cmd_view(args: argparse.Namespace, settings: Settings) -> int:
     """Write one view as a standalone HTML file (vis-network inlined: works offline)."""
-    from paperkg import views
-    from paperkg.query import neighbours, resolve_node, run_sparql
-    from paperkg.viewpage import render_page, store_lookup
+    from paperkg.read.questions import neighbours, resolve_node, run_sparql
+    from paperkg.views import draw as views
+    from paperkg.views.page import render_page, store_lookup
 
     chosen = [x for x in (args.node, args.connect, args.sparql) if x]
     if len(chosen) != 1:
-        raise ValueError("give exactly one of NODE, --connect A B or --sparql QUERY")
+        raise UsageError("give exactly one of NODE, --connect A B or --sparql QUERY")
     if args.limit < 1:
-        raise ValueError(f"--limit must be at least 1 (got {args.limit})")
+        raise UsageError(f"--limit must be at least 1 (got {args.limit})")
     kg = open_kg(settings.kg)
     if args.connect:
         a, b = (resolve_node(kg, x) for x in args.connect)

@@ -17,6 +17,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Literal
 from xml.sax.saxutils import escape, quoteattr
 
+from paperkg.errors import UsageError
 from paperkg.vocab import PREFIXES
 
 __all__ = ["FORMATS", "QueryKind", "QueryResult", "Term", "TermKind"]
@@ -227,7 +228,7 @@ class QueryResult:
         for graphs); ValueError for anything else."""
         writer = FORMATS.get(fmt)
         if writer is None:
-            raise ValueError(f"unknown result format {fmt!r}; choose one of {list(FORMATS)}")
+            raise UsageError(f"unknown result format {fmt!r}; choose one of {list(FORMATS)}")
         return writer(self)
 
     def to_json(self) -> str:

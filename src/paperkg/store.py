@@ -19,35 +19,27 @@ from typing import Final, Protocol, runtime_checkable
 import pyoxigraph as ox
 from rdflib.term import BNode, Literal, Node, URIRef
 
+from paperkg.errors import KGNotFound, QueryError, QueryRefused, UsageError
 from paperkg.results import QueryResult, Term
 from paperkg.vocab import PREFIXES
 
 __all__ = [
-    "EXPORT_FORMATS",
+        "RDF_EXPORTS",
     "OxigraphStore",
-    "QueryError",
-    "QueryRefused",
     "QueryResult",
     "Store",
     "Term",
     "ntriples_stream",
 ]
 
-EXPORT_FORMATS: Final = {
+#: RDF serialisations a store exports, by file extension (Oxigraph's own serialisers).
+RDF_EXPORTS: Final = {
     "ttl": ox.RdfFormat.TURTLE,
     "nt": ox.RdfFormat.N_TRIPLES,
     "jsonld": ox.RdfFormat.JSON_LD,
 }
 _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 _RDF_LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
-
-
-class QueryError(ValueError):
-    """A query that cannot run; the message is the parser's, with line:column."""
-
-
-class QueryRefused(QueryError):
-    """A well-formed request this store will not run (an update, or SERVICE)."""
 
 
 @runtime_checkable
@@ -206,7 +198,7 @@ class OxigraphStore:
         """Open an existing store (read-only by default: many readers, no lock fights)."""
         path = Path(path)
         if not path.is_dir() or not any(path.iterdir()):
-            raise FileNotFoundError(f"{path}: no Oxigraph store here (build the KG first)")
+            raise KGNotFound(f"{path}: no Oxigraph store here; build the KG first")
         inner = ox.Store.read_only(str(path)) if read_only else ox.Store(str(path))
         return cls(inner, path, read_only)
 
@@ -262,13 +254,13 @@ class OxigraphStore:
 
     def export(self, path: str | os.PathLike[str], fmt: str) -> Path:
         """Write the KG as ttl / nt / jsonld (Oxigraph's serialisers); atomic replace."""
-        if fmt not in EXPORT_FORMATS:
-            raise ValueError(f"unknown export format {fmt!r}; choose one of {list(EXPORT_FORMATS)}")
+        if fmt not in RDF_EXPORTS:
+            raise UsageError(f"unknown export format {fmt!r}; choose one of {list(RDF_EXPORTS)}")
         target = Path(path)
         tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
         prefixes = PREFIXES if fmt == "ttl" else None
         try:
-            self._store.dump(str(tmp), EXPORT_FORMATS[fmt], from_graph=ox.DefaultGraph(),
+            self._store.dump(str(tmp), RDF_EXPORTS[fmt], from_graph=ox.DefaultGraph(),
                              prefixes=prefixes)
             os.replace(tmp, target)
         finally:

@@ -17,7 +17,12 @@ from rdflib import Namespace, URIRef
 from rdflib.namespace import DCTERMS, FOAF, OWL, PROV, RDF, RDFS, SKOS, XSD
 
 __all__ = [
+    "ACCEPTED",
     "BASE",
+    "CONCEPT_TYPES",
+    "NODE_KINDS",
+    "PLAIN_CONCEPT",
+    "ROLES",
     "DCTERMS",
     "DECISIONS",
     "FABIO",
@@ -40,6 +45,11 @@ __all__ = [
     "concept_iri",
     "decision_iri",
     "extractor_iri",
+    "iri_id",
+    "iri_of",
+    "key_of",
+    "node_key",
+    "type_name",
     "mention_iri",
     "paper_iri",
     "parameter_iri",
@@ -54,8 +64,20 @@ SH: Final = Namespace("http://www.w3.org/ns/shacl#")
 
 SCHEME_IRI: Final = URIRef(BASE + "scheme/concepts")
 
-#: The decision individuals of the ontology (pkg:oral …); same names as `ingest.DECISIONS`.
+#: The decision individuals of the ontology (pkg:oral …): the only decisions a record may hold.
 DECISIONS: Final = ("oral", "spotlight", "poster", "reject", "withdrawn", "desk_reject")
+#: Decisions that mean the paper was accepted.
+ACCEPTED: Final = ("oral", "spotlight", "poster")
+
+#: Subclasses of skos:Concept a concept may also have (pkg:Method …), in display order.
+CONCEPT_TYPES: Final = ("Method", "Dataset", "Task", "Metric")
+#: The type name of a concept that has none of CONCEPT_TYPES.
+PLAIN_CONCEPT: Final = "Concept"
+#: What a paper does with a concept: the pkg: property refining pkg:mentions, if any.
+ROLES: Final = ("mentions", "proposes", "evaluatesOn")
+
+#: The kinds of node in the graph; a node key is "kind:id" ("paper:00SnKBGTsz").
+NODE_KINDS: Final = ("paper", "concept", "author")
 
 #: Prefix → namespace, bound on every RDFLib graph and declared in every SPARQL query.
 PREFIXES: Final[dict[str, str]] = {
@@ -148,6 +170,38 @@ def parse_iri(iri: str) -> tuple[IriKind, str] | None:
         return None
     kind: IriKind = match.group(1)  # type: ignore[assignment]
     return kind, unquote(match.group(2))
+
+
+def node_key(kind: str, ident: str) -> str:
+    """The graph's key of a node ("paper:ID", "concept:slug", "author:slug")."""
+    return f"{kind}:{ident}"
+
+
+def iri_of(key: str) -> str:
+    """The IRI of a node key ("paper:ID" → https://w3id.org/paperkg/paper/ID)."""
+    kind, _, ident = key.partition(":")
+    minted = {"paper": paper_iri, "concept": concept_iri, "author": author_iri}.get(kind)
+    if minted is None:
+        raise ValueError(f"unknown node kind {kind!r} in {key!r}")
+    return str(minted(ident))
+
+
+def key_of(iri: str) -> str | None:
+    """The node key of one of our paper, concept or author IRIs; None for anything else."""
+    parsed = parse_iri(iri)
+    return node_key(*parsed) if parsed else None
+
+
+def iri_id(iri: object) -> str:
+    """The id in one of our IRIs (percent-decoded), else the IRI's last segment."""
+    value = str(getattr(iri, "value", iri))
+    parsed = parse_iri(value)
+    return parsed[1] if parsed else value.rstrip("/").rsplit("/", 1)[-1]
+
+
+def type_name(iri: str) -> str:
+    """The local name of a class IRI ("…ontology#Method" → "Method")."""
+    return iri.rsplit("#", 1)[-1].rsplit("/", 1)[-1]
 
 
 def _name_key(name: str) -> str:

@@ -15,8 +15,8 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from functools import cache
 
-from paperkg.ingest import Paper
-from paperkg.terms import Abbreviation, abbreviations, term_key
+from paperkg.build.ingest import Paper
+from paperkg.build.terms import Abbreviation, abbreviations, term_key
 
 __all__ = ["Candidate", "KnownTerms", "candidates", "clean_text", "code_links", "document_text",
            "tokens"]

@@ -3,7 +3,7 @@
 The store stays the source of truth: the index is read from it once (a handful of SPARQL
 queries) and then answers the interactive paths without a query per request, so a server
 can serve them in well under a millisecond of work. `related()` ranks exactly like
-`paperkg.query.related` (the sum of the IDF weights of the shared concepts).
+`paperkg.read.questions.related` (the sum of the IDF weights of the shared concepts).
 """
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from paperkg.query import RelatedPaper, UnknownNode, with_prefixes
+from paperkg.errors import UnknownNode, UsageError
+from paperkg.read.questions import RelatedPaper
+from paperkg.sparqltext import with_prefixes
 from paperkg.store import Store
 from paperkg.vocab import parse_iri
 
@@ -227,7 +229,7 @@ class CorpusIndex:
         """
         self.paper(paper_id)
         if not 0.0 <= blend <= 1.0:
-            raise ValueError(f"blend must be between 0 and 1, got {blend}")
+            raise UsageError(f"blend must be between 0 and 1, got {blend}")
         own = [cid for cid, _, _ in self.mentions.get(paper_id, ()) if cid in self._concept_rows]
         if not own or limit <= 0:
             return []

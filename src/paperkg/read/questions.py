@@ -7,39 +7,32 @@ the same code will run against a remote endpoint); graph walks use the NetworkX 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import networkx as nx
 
-from paperkg.graph import NODE_KINDS, neighbourhood, node_key
-from paperkg.kg import KnowledgeGraph
-from paperkg.store import QueryError, QueryResult
-from paperkg.storewalk import complete_edges, iri_of, local_graph
-from paperkg.vocab import SPARQL_PREFIXES, paper_iri, parse_iri
+from paperkg.errors import QueryError, UnknownNode, UsageError
+from paperkg.read.kg import KnowledgeGraph
+from paperkg.read.sparql import complete_edges, iri_of, local_graph
+from paperkg.read.walk import neighbourhood
+from paperkg.sparqltext import explain_query_error, with_prefixes
+from paperkg.store import QueryResult
+from paperkg.vocab import NODE_KINDS, node_key, paper_iri, parse_iri
 
 __all__ = [
     "ConceptLink",
     "RelatedPaper",
     "UnknownNode",
     "concepts_of",
-    "explain_query_error",
     "neighbours",
     "related",
     "resolve_node",
     "run_sparql",
     "top_concepts",
-    "with_prefixes",
 ]
 
-_ERROR_AT = re.compile(r"error at (\d+):(\d+)")
-_PREFIX_DECL = re.compile(r"PREFIX\s+([A-Za-z][\w-]*)?:", re.IGNORECASE)
-
-
-class UnknownNode(LookupError):
-    """An id that names nothing in the KG; the message says how to find a valid one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,16 +54,6 @@ class RelatedPaper:
     shared: tuple[tuple[str, float], ...]  # (concept label, weight), heaviest first
 
 
-def with_prefixes(sparql: str) -> str:
-    """Prepend, on one extra first line, the standard PREFIXes the query does not declare."""
-    declared = {m.group(1) or "" for m in _PREFIX_DECL.finditer(sparql)}
-    missing = [
-        line for line in SPARQL_PREFIXES.splitlines()
-        if line.split()[1].rstrip(":") not in declared
-    ]
-    return " ".join(missing) + "\n" + sparql if missing else sparql
-
-
 def run_sparql(kg: KnowledgeGraph, sparql: str) -> QueryResult:
     """Run a person's query; a syntax error points at their text, in one readable line."""
     full = with_prefixes(sparql)
@@ -79,14 +62,6 @@ def run_sparql(kg: KnowledgeGraph, sparql: str) -> QueryResult:
     except QueryError as err:
         shift = full.count("\n") - sparql.count("\n")
         raise QueryError(explain_query_error(str(err), shift)) from err
-
-
-def explain_query_error(message: str, shift: int = 0) -> str:
-    """The store's error message pointing at the person's text: `shift` is the number of
-    lines `with_prefixes` added; one line, at most 240 characters."""
-    msg = _ERROR_AT.sub(lambda m: f"error at line {int(m[1]) - shift}, column {m[2]}", message)
-    msg = " ".join(msg.split())
-    return msg if len(msg) <= 240 else msg[:239] + "…"
 
 
 def _paper_exists(kg: KnowledgeGraph, paper_id: str) -> None:
@@ -199,7 +174,7 @@ def neighbours(
     only the hops needed are fetched from the store.
     """
     if not 1 <= depth <= 3:
-        raise ValueError(f"depth must be 1, 2 or 3 (got {depth})")
+        raise UsageError(f"depth must be 1, 2 or 3 (got {depth})")
     start = resolve_node(kg, node)
     loaded = kg.__dict__.get("graph")
     if loaded is not None:
@@ -210,7 +185,7 @@ def neighbours(
 
 
 def _slug(text: str) -> str:
-    from paperkg.canon import concept_key, slugify
+    from paperkg.build.canon import concept_key, slugify
 
     return slugify(concept_key(text))
 

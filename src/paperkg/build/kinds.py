@@ -16,11 +16,11 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from paperkg.terms import Abbreviation, term_key
+from paperkg.build.terms import Abbreviation, term_key
+from paperkg.vocab import PLAIN_CONCEPT
 
-__all__ = ["KINDS", "PaperRoles", "head_kind", "paper_roles", "vote_kind"]
+__all__ = ["PaperRoles", "head_kind", "paper_roles", "vote_kind"]
 
-KINDS = ("Method", "Dataset", "Task", "Metric", "Concept")
 
 _DATASET_HEADS = frozenset(
     "dataset benchmark corpus suite bench testbed leaderboard arena database".split())
@@ -92,7 +92,7 @@ def vote_kind(key: str, votes: Counter[str]) -> str:
         kind, n = votes.most_common(1)[0]
         if n * 2 >= sum(votes.values()):
             return kind
-    return "Concept"
+    return PLAIN_CONCEPT
 
 
 @dataclass(frozen=True, slots=True)

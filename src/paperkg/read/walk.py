@@ -16,7 +16,7 @@ from typing import Any
 
 import networkx as nx
 
-__all__ = ["Walker"]
+__all__ = ["Walker", "neighbourhood"]
 
 Edge = tuple[str, str, dict[str, Any]]
 
@@ -68,3 +68,19 @@ class Walker:
                 (m for m in keep if m in adj)
             out += [(n, m, adj[m]) for m in others if index[m] > i]
         return out
+
+
+def neighbourhood(
+    g: nx.Graph,
+    start: str,
+    depth: int = 1,
+    limit: int = 50,
+    kinds: Iterable[str] | None = None,
+) -> nx.Graph:
+    """The nodes within `depth` hops of `start`, keeping the `limit` most relevant, as a
+    graph: fewer hops first, then the strongest edge score on the way in, then degree."""
+    nodes, edges = Walker(g).neighbourhood(start, depth=depth, limit=limit, kinds=kinds)
+    sub = nx.Graph()
+    sub.add_nodes_from(nodes)
+    sub.add_edges_from(edges)
+    return sub

@@ -19,9 +19,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from paperkg.ingest import Paper
-from paperkg.terms import term_key
-from paperkg.text import MAX_WORDS, KnownTerms, candidates, clean_text
+from paperkg.build.ingest import Paper
+from paperkg.build.terms import term_key
+from paperkg.build.text import MAX_WORDS, KnownTerms, candidates, clean_text
 
 __all__ = ["KeywordPrior", "cached_prior", "code_fingerprint", "corpus_fingerprint", "learn_prior"]
 

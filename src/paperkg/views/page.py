@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from paperkg.store import Store
-from paperkg.views import EDGE_STYLES, NODE_STYLES, View, vis_data
+from paperkg.views.draw import EDGE_STYLES, NODE_STYLES, View, vis_data
 from paperkg.vocab import SPARQL_PREFIXES
 
 __all__ = ["ASSETS", "asset", "render_page", "store_lookup"]
@@ -86,7 +86,7 @@ def render_page(view: View, assets: str | None = None, pages: str | None = None,
 
 def _legend_nodes(view: View) -> list[tuple[str, str, str]]:
     """(glyph, colour, name) for the node types in the legend: the core ones always."""
-    from paperkg.views import style_of
+    from paperkg.views.draw import style_of
 
     present = {style_of(d)[1].name for _, d in view.graph.nodes(data=True)}
     core = {"paper", "concept", "method", "dataset", "task", "author"}
@@ -102,7 +102,7 @@ def _legend_edges(data: Mapping[str, Any]) -> list[tuple[str, bool, str]]:
 def store_lookup(store: Store) -> Any:
     """A `views.fill_labels` lookup answered by SPARQL: labels of papers, concepts and
     authors, and the concept subtype (pkg:Method …) where the KG records one."""
-    from paperkg.storewalk import iri_of
+    from paperkg.read.sparql import iri_of
     from paperkg.vocab import parse_iri
 
     def lookup(keys: list[str]) -> dict[str, dict[str, Any]]:

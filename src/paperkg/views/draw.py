@@ -21,6 +21,7 @@ from urllib.parse import quote
 
 import networkx as nx
 
+from paperkg.errors import UsageError
 from paperkg.results import QueryResult, Term
 from paperkg.vocab import PKG, RDF, RDFS, SKOS, parse_iri
 
@@ -123,7 +124,7 @@ def connect_view(g: nx.Graph, a: str, b: str, max_paths: int = 8,
         if key not in g:
             raise KeyError(f"{key} is not in the graph")
     if a == b:
-        raise ValueError(f"pick two different nodes (both are {a})")
+        raise UsageError(f"pick two different nodes (both are {a})")
     shared = sorted((n for n in g[a] if n in g[b]),
                     key=lambda n: (-float(g[a][n].get("score", 0)) - float(
                         g[b][n].get("score", 0)), n))[:max_shared]
@@ -171,7 +172,7 @@ def sparql_view(result: QueryResult, max_nodes: int = 500) -> View:
     tooltip, and every IRI-to-IRI triple is an edge named after its predicate.
     """
     if result.kind == "ask":
-        raise ValueError("an ASK query answers yes or no; a graph view needs CONSTRUCT, "
+        raise UsageError("an ASK query answers yes or no; a graph view needs CONSTRUCT, "
                          "DESCRIBE or a SELECT returning node pairs")
     g = nx.Graph()
     notes: list[str] = []
@@ -215,7 +216,7 @@ def sparql_view(result: QueryResult, max_nodes: int = 500) -> View:
                 score = float(numbers[0]) if numbers else 1.0
                 g.add_edge(_node_of(ends[0]), _node_of(ends[1]), kind="related", score=score)
         if g.number_of_edges() == 0:
-            raise ValueError("this SELECT returned no node pairs: a graph view needs rows "
+            raise UsageError("this SELECT returned no node pairs: a graph view needs rows "
                              "with two IRIs (e.g. SELECT ?paper ?concept WHERE { ?paper "
                              "pkg:mentions ?concept })")
     if g.number_of_nodes() >= max_nodes:

@@ -1,15 +1,9 @@
-"""The KG directory: the build pipeline end to end, its manifest, the atomic swap, and opening.
+"""The build pipeline end to end: read, extract, canonicalise, write the KG directory, swap in.
 
 A build writes everything into a temporary sibling directory and renames it into place
 only once the graph is complete and has passed SHACL, so a failed or interrupted build
 leaves the previous KG untouched.
-
-    KG_DIR/
-      manifest.json   inputs (with sha256), counts, model, parameters, timings
-      store/          Oxigraph on-disk store: the SPARQL source of truth
-      graph.json.gz   the NetworkX graph (node-link JSON)
-      rejects.jsonl   refused records with reasons (only with skip_invalid)
-      export/         kg.ttl, kg.nt, kg.jsonld, kg.graphml (written on demand)
+The directory's layout is `paperkg.kgdir`.
 """
 
 from __future__ import annotations
@@ -23,32 +17,25 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict
 from datetime import UTC, datetime
-from functools import cached_property
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-import networkx as nx
 import numpy as np
 
-from paperkg.canon import ConceptScheme
-from paperkg.embed import Embedder
-from paperkg.extract import ExtractorInfo
-from paperkg.ingest import IngestError, Paper, Reject, read_papers
-from paperkg.prior import KeywordPrior
+from paperkg.build.canon import ConceptScheme
+from paperkg.build.embed import Embedder
+from paperkg.build.extract import ExtractorInfo
+from paperkg.build.ingest import Paper, Reject, read_papers
+from paperkg.build.prior import KeywordPrior
+from paperkg.errors import BuildError, IngestError
+from paperkg.kgdir import DOC_VECTORS, GRAPH, MANIFEST, MERGES, REJECTS, STORE, save_graph
 from paperkg.progress import Reporter
 from paperkg.settings import Settings
-from paperkg.store import OxigraphStore, Store
+from paperkg.store import OxigraphStore
+from paperkg.vocab import CONCEPT_TYPES
 
-__all__ = ["BuildError", "KnowledgeGraph", "build_kg", "open_kg"]
-
-MANIFEST = "manifest.json"
-DOC_VECTORS = "doc_vectors.npz"
-EXPORT_FORMATS = ("ttl", "nt", "jsonld", "graphml")
-
-
-class BuildError(RuntimeError):
-    """A build that cannot complete; the existing KG (if any) is left as it was."""
+__all__ = ["build_kg", "keyword_prior"]
 
 
 def _package_version() -> str:
@@ -77,9 +64,9 @@ def build_kg(
 
     Returns the manifest. Raises IngestError (bad input, nothing written) or BuildError.
     """
-    from paperkg.canon import build_scheme
-    from paperkg.graph import build_nx, save_graph
-    from paperkg.rdf import iter_triples, load_ontology
+    from paperkg.build.canon import build_scheme
+    from paperkg.build.graph import build_nx
+    from paperkg.build.rdf import iter_triples, load_ontology
 
     rep = reporter or Reporter()
     began = time.perf_counter()
@@ -106,16 +93,16 @@ def build_kg(
     try:
         rep.step("writing the Oxigraph store (the KG and its ontology)")
         store = OxigraphStore.create(
-            tmp / "store", itertools.chain(iter_triples(papers, scheme, info), load_ontology())
+            tmp / STORE, itertools.chain(iter_triples(papers, scheme, info), load_ontology())
         )
         triples = store.triple_count()
         store.close()
         rep.step("writing the NetworkX graph")
         g = build_nx(papers, scheme)
-        save_graph(g, tmp / "graph.json.gz")
+        save_graph(g, tmp / GRAPH)
         if result.rejects:
-            _write_rejects(tmp / "rejects.jsonl", result.rejects)
-        _write_merges(tmp / "merges.jsonl", scheme)
+            _write_rejects(tmp / REJECTS, result.rejects)
+        _write_merges(tmp / MERGES, scheme)
         rep.step("writing the abstract vectors (for blended related-paper ranking)")
         _write_doc_vectors(tmp / DOC_VECTORS, papers, embedder)
         rep.close()
@@ -131,7 +118,7 @@ def build_kg(
                 "merges": len(scheme.merges),
                 "topics": len(scheme.topics),
                 "typed_concepts": {k: sum(1 for c in scheme.concepts.values() if c.kind == k)
-                                   for k in ("Method", "Dataset", "Task", "Metric")},
+                                   for k in CONCEPT_TYPES},
                 "triples": triples,
                 "nx_nodes": g.number_of_nodes(),
                 "nx_edges": g.number_of_edges(),
@@ -154,8 +141,8 @@ def _extract(
     papers: Sequence[Paper], settings: Settings, rep: Reporter
 ) -> tuple[ExtractorInfo, dict[str, list[tuple[str, float]]], Embedder]:
     """Ranked concepts per paper; papers whose text was extracted before come from the cache."""
-    from paperkg.embed import make_embedder
-    from paperkg.extract import ExtractionCache, ExtractSettings, extract_concepts
+    from paperkg.build.embed import make_embedder
+    from paperkg.build.extract import ExtractionCache, ExtractSettings, extract_concepts
     embedder = make_embedder(settings.embedder, settings.cache)
     ext = ExtractSettings(top_n=settings.top_n, diversity=settings.diversity)
     prior = keyword_prior(papers, settings, rep)
@@ -174,8 +161,8 @@ def keyword_prior(
 ) -> KeywordPrior | None:
     """The keyword prior learned from these papers' author keywords (cached), or None
     when none of them has keywords."""
-    from paperkg.prior import cached_prior
-    from paperkg.text import document_text
+    from paperkg.build.prior import cached_prior
+    from paperkg.build.text import document_text
 
     n_kw = sum(1 for p in papers if p.keywords)
     if not n_kw:
@@ -194,7 +181,8 @@ def _validate(
     extractor) plus the shapes, the ontology and the code that writes the triples, so a
     hit means the very same graph passed before.
     """
-    from paperkg import rdf, text, vocab
+    from paperkg import vocab
+    from paperkg.build import rdf, text
 
     h = hashlib.sha256()
     for part in (papers, sorted(scheme.concepts.items()), sorted(scheme.mentions.items()),
@@ -222,7 +210,7 @@ def _validate(
 
 def _write_doc_vectors(path: Path, papers: Sequence[Paper], embedder: Embedder) -> None:
     """Each paper's abstract vector (the extractor's own, from its cache), float16."""
-    from paperkg.text import document_text
+    from paperkg.build.text import document_text
 
     vectors = embedder.encode([document_text(p) for p in papers])
     np.savez_compressed(path, ids=np.array([p.id for p in papers]),
@@ -255,56 +243,3 @@ def _swap(tmp: Path, out: Path) -> None:
         out.rename(old)
     tmp.rename(out)
     shutil.rmtree(old, ignore_errors=True)
-
-
-class KnowledgeGraph:
-    """A built KG directory, opened read-only; store and graph load on first use."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = Path(path)
-        manifest = self.path / MANIFEST
-        if not manifest.is_file():
-            raise FileNotFoundError(
-                f"{self.path} is not a KG directory (no {MANIFEST}); build one with "
-                f"'paperkg build INPUT... --out {self.path}'"
-            )
-        self.manifest: dict[str, Any] = json.loads(manifest.read_text(encoding="utf-8"))
-
-    @cached_property
-    def store(self) -> Store:
-        return OxigraphStore.open(self.path / "store", read_only=True)
-
-    @cached_property
-    def doc_vectors(self) -> tuple[list[str], np.ndarray] | None:
-        """(paper ids, unit abstract vectors), or None for a KG built without them."""
-        path = self.path / DOC_VECTORS
-        if not path.is_file():
-            return None
-        with np.load(path) as data:
-            return [str(i) for i in data["ids"]], data["vectors"].astype(np.float32)
-
-    @cached_property
-    def graph(self) -> nx.Graph:
-        from paperkg.graph import load_graph
-
-        return load_graph(self.path / "graph.json.gz")
-
-    def export(self, fmt: str, target: Path | None = None) -> Path:
-        """Write the KG as Turtle, N-Triples, JSON-LD or GraphML; returns the file written."""
-        if fmt not in EXPORT_FORMATS:
-            raise ValueError(f"unknown export format {fmt!r}; choose one of {EXPORT_FORMATS}")
-        target = target or self.path / "export" / f"kg.{fmt}"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if fmt == "graphml":
-            from paperkg.graph import write_graphml
-
-            write_graphml(self.graph, target)
-        else:
-            store = self.store
-            assert isinstance(store, OxigraphStore)
-            store.export(target, fmt)
-        return target
-
-
-def open_kg(path: Path) -> KnowledgeGraph:
-    return KnowledgeGraph(path)

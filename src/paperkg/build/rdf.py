@@ -17,10 +17,10 @@ from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import NamespaceManager
 from rdflib.term import Node
 
-from paperkg.canon import ConceptScheme
-from paperkg.extract import ExtractorInfo
-from paperkg.ingest import Paper
-from paperkg.text import code_links
+from paperkg.build.canon import ConceptScheme
+from paperkg.build.extract import ExtractorInfo
+from paperkg.build.ingest import Paper
+from paperkg.build.text import code_links
 from paperkg.vocab import (
     DCTERMS,
     FABIO,
@@ -335,7 +335,7 @@ def ontology_path(name: str) -> Path:
             return Path(str(packaged))
     except (ModuleNotFoundError, NotADirectoryError):
         pass
-    repo = Path(__file__).resolve().parents[2] / "ontology" / name
+    repo = Path(__file__).resolve().parents[3] / "ontology" / name
     if repo.is_file():
         return repo
     raise FileNotFoundError(f"ontology file {name!r} is neither packaged nor at {repo}")

@@ -26,11 +26,11 @@ from pathlib import Path
 
 import numpy as np
 
-from paperkg.embed import Embedder
-from paperkg.ingest import Paper
-from paperkg.prior import MIN_KEYWORD_PAPERS, KeywordPrior, code_fingerprint, keyword_keys
-from paperkg.terms import term_key
-from paperkg.text import (
+from paperkg.build.embed import Embedder
+from paperkg.build.ingest import Paper
+from paperkg.build.prior import MIN_KEYWORD_PAPERS, KeywordPrior, code_fingerprint, keyword_keys
+from paperkg.build.terms import term_key
+from paperkg.build.text import (
     MAX_WORDS,
     Candidate,
     KnownTerms,

@@ -20,11 +20,11 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from paperkg.hierarchy import Topic, broader_of, topics
-from paperkg.ingest import Paper
-from paperkg.kinds import paper_roles, vote_kind
-from paperkg.terms import Abbreviation, abbreviations, term_key
-from paperkg.text import document_text
+from paperkg.build.hierarchy import Topic, broader_of, topics
+from paperkg.build.ingest import Paper
+from paperkg.build.kinds import paper_roles, vote_kind
+from paperkg.build.terms import Abbreviation, abbreviations, term_key
+from paperkg.build.text import document_text
 
 __all__ = ["Concept", "ConceptScheme", "Mention", "Merge", "build_scheme", "concept_key",
            "slugify"]

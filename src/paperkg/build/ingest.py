@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from paperkg.vocab import DECISIONS
+
 __all__ = [
-    "IngestError",
     "IngestResult",
     "Paper",
     "Reject",
@@ -26,7 +27,6 @@ __all__ = [
     "read_papers",
 ]
 
-DECISIONS = frozenset({"oral", "spotlight", "poster", "reject", "withdrawn", "desk_reject"})
 _ID_RE = re.compile(r"^[A-Za-z0-9_.~-]{1,100}$")
 _ACRONYM_DEF_RE = re.compile(r"\(([A-Z][A-Za-z0-9-]*[A-Z0-9][A-Za-z0-9-]*)\)")
 _INTRO_CUE_RE = re.compile(
@@ -78,15 +78,6 @@ class IngestResult:
     papers: list[Paper] = field(default_factory=list)
     rejects: list[Reject] = field(default_factory=list)
 
-
-class IngestError(ValueError):
-    """Input that cannot be used; the message names the file and line."""
-
-    def __init__(self, reject: Reject, more: int = 0) -> None:
-        self.reject = reject
-        hint = " (use --skip-invalid to keep the valid records and write rejects aside)"
-        extra = f" and {more} more bad record(s)" if more else ""
-        super().__init__(f"{reject}{extra}{hint}")
 
 
 def normalise_abstract(text: str) -> str:
@@ -262,7 +253,7 @@ def _paper_from_record(record: dict[str, Any], source: str) -> Paper:
     title = _text_field(record, "title", required=False)
     decision = _text_field(record, "decision", required=False)
     if decision is not None and decision not in DECISIONS:
-        raise ValueError(f"field 'decision' {decision!r} is not one of {sorted(DECISIONS)}")
+        raise ValueError(f"field 'decision' {decision!r} is not one of {list(DECISIONS)}")
     return Paper(
         id=pid,
         abstract=abstract,

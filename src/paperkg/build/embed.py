@@ -238,7 +238,7 @@ def make_embedder(kind: str, cache_dir: Path | None) -> Embedder:
     if kind == "minilm":
         inner: Embedder = MiniLMEmbedder()
     elif kind == "onnx":
-        from paperkg.onnx_embed import OnnxMiniLMEmbedder
+        from paperkg.build.onnx_embed import OnnxMiniLMEmbedder
 
         inner = OnnxMiniLMEmbedder(cache_dir or Path.home() / ".cache" / "paperkg",
                                    quantize=False)

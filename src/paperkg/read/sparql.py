@@ -13,9 +13,8 @@ from collections.abc import Iterable
 
 import networkx as nx
 
-from paperkg.graph import node_key
 from paperkg.store import Store
-from paperkg.vocab import SPARQL_PREFIXES, author_iri, concept_iri, paper_iri, parse_iri
+from paperkg.vocab import SPARQL_PREFIXES, author_iri, concept_iri, node_key, paper_iri, parse_iri
 
 __all__ = ["complete_edges", "iri_of", "local_graph"]
 

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from paperkg.embed import Progress, _load_once, _normalise, model_path
+from paperkg.build.embed import Progress, _load_once, _normalise, model_path
 
 __all__ = ["OnnxMiniLMEmbedder", "export_onnx"]
 

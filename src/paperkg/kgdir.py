@@ -1,0 +1,86 @@
+"""The KG directory: its file names, its manifest and the NetworkX graph file.
+
+Both sides use this module: the build writes a KG directory, the read side opens one. It
+is the one place that knows the layout.
+
+    KG_DIR/
+      manifest.json   inputs (with sha256), counts, model, parameters, timings
+      store/          Oxigraph on-disk store: the SPARQL source of truth
+      graph.json.gz   the NetworkX graph (node-link JSON)
+      doc_vectors.npz each paper's abstract vector (for blended related papers)
+      merges.jsonl    every merge decision with its reason
+      rejects.jsonl   refused records with reasons (only with skip_invalid)
+      export/         kg.ttl, kg.nt, kg.jsonld, kg.graphml (written on demand)
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import zlib
+from pathlib import Path
+from typing import Any, Final
+
+import networkx as nx
+
+from paperkg.errors import KGNotFound
+
+__all__ = [
+    "DOC_VECTORS",
+    "GRAPH",
+    "MANIFEST",
+    "MERGES",
+    "REJECTS",
+    "STORE",
+    "load_graph",
+    "read_manifest",
+    "save_graph",
+]
+
+MANIFEST: Final = "manifest.json"
+STORE: Final = "store"
+GRAPH: Final = "graph.json.gz"
+DOC_VECTORS: Final = "doc_vectors.npz"
+MERGES: Final = "merges.jsonl"
+REJECTS: Final = "rejects.jsonl"
+
+
+def _rebuild_hint(path: Path) -> str:
+    return f"rebuild it with 'paperkg build INPUT... --out {path}'"
+
+
+def read_manifest(path: Path) -> dict[str, Any]:
+    """The manifest of the KG at `path`; a missing or damaged one is a one-line error."""
+    manifest = path / MANIFEST
+    if not manifest.is_file():
+        raise KGNotFound(f"{path} is not a KG directory (no {MANIFEST}); build one with "
+                         f"'paperkg build INPUT... --out {path}'")
+    try:
+        data = json.loads(manifest.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise KGNotFound(f"{manifest}: damaged manifest ({err}); {_rebuild_hint(path)}"
+                         ) from None
+    if not isinstance(data, dict) or "counts" not in data:
+        raise KGNotFound(f"{manifest}: not a paperkg manifest; {_rebuild_hint(path)}")
+    return data
+
+
+def save_graph(g: nx.Graph, path: Path) -> None:
+    """Node-link JSON, gzipped: loads in about a second for the full corpus."""
+    data = nx.node_link_data(g, edges="links")
+    with gzip.open(path, "wt", encoding="utf-8") as fh:
+        json.dump(data, fh, separators=(",", ":"))
+
+
+def load_graph(path: Path) -> nx.Graph:
+    """The graph saved by `save_graph`; a missing or damaged file is a one-line error."""
+    kg_dir = path.parent
+    if not path.is_file():
+        raise KGNotFound(f"{path}: missing from the KG; {_rebuild_hint(kg_dir)}")
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as fh:
+            data: dict[str, Any] = json.load(fh)
+        return nx.node_link_graph(data, edges="links")
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError, json.JSONDecodeError,
+            KeyError, TypeError) as err:
+        raise KGNotFound(f"{path}: damaged ({err}); {_rebuild_hint(kg_dir)}") from None
