@@ -19,7 +19,6 @@ from pathlib import Path
 
 from paperkg.build.canon import concept_key, slugify
 from paperkg.read.kg import open_kg
-from paperkg.read.questions import run_sparql
 
 GROUPS = Path(__file__).resolve().parents[1] / "tests/data/merge_groups.json"
 
@@ -27,7 +26,7 @@ GROUPS = Path(__file__).resolve().parents[1] / "tests/data/merge_groups.json"
 def label_index(kg_dir: Path) -> dict[str, str]:
     """Every prefLabel and altLabel of the KG → concept id."""
     kg = open_kg(kg_dir)
-    res = run_sparql(kg, """SELECT ?c ?l WHERE { ?c a skos:Concept ; pkg:paperCount ?n .
+    res = kg.sparql("""SELECT ?c ?l WHERE { ?c a skos:Concept ; pkg:paperCount ?n .
         { ?c skos:prefLabel ?l BIND(0 AS ?alt) } UNION { ?c skos:altLabel ?l BIND(1 AS ?alt) }
         } ORDER BY DESC(?alt) ?n""")
     # later rows win: a prefLabel over an altLabel, then the concept with more papers

@@ -55,13 +55,8 @@ def main() -> None:
     systems: dict[str, dict[str, list[str]]] = {}
 
     from paperkg.read.kg import open_kg
-    from paperkg.read.memory import CorpusIndex
 
-    graph = open_kg(kg)
-    index = CorpusIndex.from_store(graph.store)
-    vectors = graph.doc_vectors
-    if vectors is not None:
-        index.attach_vectors(*vectors)
+    index = open_kg(kg).reader("memory")
     for blend in (0.0, 0.3, 0.5):
         name = "paperkg related" + (f" (blend {blend})" if blend else "")
         systems[name] = {q.id: [r.paper_id for r in index.related(q.id, 200, blend)

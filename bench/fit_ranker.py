@@ -1,32 +1,35 @@
 """Fit the extractor's ranking weights on papers OUTSIDE the keyword benchmark's sample.
 
-    python bench/fit_ranker.py [--dev 600] [--work /tmp/pkg-bench]
+    python bench/fit_ranker.py [--dev 600] [--embedder onnx|static] [--no-prior] [--write]
 
-The keyword prior is learned from every paper with author keywords except the benchmark
-sample (bench/keywords_eval.sample); the dev papers are a random subset of those, scored
-with their own keywords left out of the prior. Labels: a candidate is positive when its
-Porter-stemmed form equals one of the paper's stemmed author keywords. Prints the
-logistic-regression weights to paste into paperkg.build.extract, and dev F1 for a few MMR
-diversities.
+The keyword prior is the packaged one (bench/build_prior.py: every paper with author
+keywords except the benchmark's held-out papers, bench/keywords_eval.held_out); the dev
+papers are a random subset of the papers outside the held-out set, scored with their own
+keywords left out of the prior. Labels: a candidate is positive when its Porter-stemmed
+form equals one of the paper's stemmed author keywords. Prints the logistic-regression
+weights and dev F1 for a few MMR diversities; `--write` stores the weights for the
+embedder's family in paperkg/build/data/ranker.json (the ranker is fitted per embedder:
+the static model's cosines are distributed differently from MiniLM's).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from keywords_eval import CORPUS, load_corpus, mean_prf, sample, stem_phrase  # noqa: E402
+from keywords_eval import CORPUS, held_out, load_corpus, mean_prf, stem_phrase  # noqa: E402
 
 from paperkg.build.embed import make_embedder  # noqa: E402
 from paperkg.build.extract import (  # noqa: E402
     FEATURES,
+    RANKER,
     CorpusShare,
     ExtractSettings,
     candidate_features,
@@ -34,7 +37,8 @@ from paperkg.build.extract import (  # noqa: E402
     select,
 )
 from paperkg.build.ingest import read_papers  # noqa: E402
-from paperkg.build.prior import KeywordPrior, learn_prior  # noqa: E402
+from paperkg.build.prior import KeywordPrior, packaged_prior  # noqa: E402
+from paperkg.build.terms import term_key  # noqa: E402
 from paperkg.build.text import candidates  # noqa: E402
 
 
@@ -45,22 +49,12 @@ def main() -> None:
     ap.add_argument("--embedder", default="onnx")
     ap.add_argument("--no-prior", action="store_true",
                     help="fit the weights used when the corpus has no author keywords")
+    ap.add_argument("--write", action="store_true", help="store the weights in ranker.json")
     args = ap.parse_args()
 
-    held_out = {r.id for r in sample(load_corpus(), 1000)}
-    papers = [p for p in read_papers([CORPUS]).papers if p.keywords and p.id not in held_out]
-    saved = args.work / "prior-train.json.gz"
-    prior: KeywordPrior | None = None
-    if args.no_prior:
-        pass
-    elif saved.is_file():
-        prior = KeywordPrior.load(saved)
-    else:
-        t = time.time()
-        prior = learn_prior(papers, document_text)
-        print(f"prior from {prior.papers} papers in {time.time() - t:.0f} s; "
-              f"{len(prior.keyword)} keyword terms")
-        prior.save(saved)
+    skip = {r.id for r in held_out(load_corpus())}
+    papers = [p for p in read_papers([CORPUS]).papers if p.keywords and p.id not in skip]
+    prior: KeywordPrior | None = None if args.no_prior else packaged_prior()
     dev = random.Random(7).sample(papers, args.dev)
     known = prior.known() if prior else None
     docs = [document_text(p) for p in dev]
@@ -88,15 +82,21 @@ def main() -> None:
     weights = tuple(round(float(w), 3) for w in lr.coef_[0])
     bias = round(float(lr.intercept_[0]), 3)
     print("weights:", dict(zip(FEATURES, weights, strict=True)), "bias:", bias)
-    name = "NO_PRIOR" if args.no_prior else "DEFAULT"
-    print(f"{name}_WEIGHTS = {weights}\n{name}_BIAS = {bias}")
+    family = "static" if "static" in embedder.name else "minilm"
+    if args.write:
+        table = json.loads(RANKER.read_text(encoding="utf-8"))
+        table[family]["no_prior" if args.no_prior else "prior"] = {
+            "weights": list(weights), "bias": bias, "dev_papers": args.dev}
+        RANKER.write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")
+        print(f"written to {RANKER} ({family})")
     settings = ExtractSettings(weights=weights, bias=bias)
     w = np.asarray(weights)
     records = {r.id: r for r in load_corpus()}
     for diversity in (0.0, 0.1, 0.2, 0.3, 0.5):
         preds = {}
         for p, cs, vecs, vec, x in per_doc:
-            picked = select(x, w, bias, vecs, vec, 10, diversity, settings.nr_candidates)
+            picked = select(x, w, bias, vecs, vec, 10, diversity, settings.nr_candidates,
+                            [term_key(c.text) for c in cs])
             preds[p.id] = [cs[i].text for i, _ in picked]
         dev_recs = [records[p.id] for p, *_ in per_doc]
         print(f"diversity {diversity}: dev", mean_prf(preds, dev_recs, 5),

@@ -42,6 +42,15 @@ def sample(records: Sequence[Record], n: int, seed: int = SEED) -> list[Record]:
     return random.Random(seed).sample(pool, n)
 
 
+HELD_OUT = 1000
+
+
+def held_out(records: Sequence[Record]) -> list[Record]:
+    """The benchmark's held-out papers: never in a fitted weight or the packaged prior.
+    A benchmark of n papers scores the first n of them."""
+    return sample(records, HELD_OUT)
+
+
 @cache
 def _stemmer() -> Callable[[str], str]:
     from nltk.stem.porter import PorterStemmer

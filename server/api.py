@@ -1,8 +1,8 @@
 """The JSON API: neighbourhoods, related papers, a concept's papers, search.
 
-Answers come from in-memory indexes built at startup (`paperkg.read.memory.CorpusIndex`,
-`paperkg.read.walk.Walker` over the NetworkX graph), not from SPARQL, so each costs well under
-a millisecond of work. They are `async def`: a thread-pool hop would cost more than the
+Every answer is a question of the KG's reader (`paperkg.read.questions.Reader`; the
+server's is the memory back end, read from the store at startup), so each costs well
+under a millisecond of work. They are `async def`: a thread-pool hop would cost more than the
 work itself, and SPARQL (the only slow path) runs in worker processes.
 """
 
@@ -13,20 +13,18 @@ from typing import Annotated, Any
 import orjson
 from fastapi import APIRouter, Depends, Path, Query
 from fastapi.responses import Response
+
+from paperkg.read.questions import ConceptInfo, PaperInfo
+from paperkg.vocab import CONCEPT_TYPES, author_iri, concept_iri, paper_iri
 from paperkg_server.context import Context, get_context
 from paperkg_server.errors import ApiError
 
-from paperkg.errors import UnknownNode
-from paperkg.read.memory import ConceptInfo, PaperInfo
-from paperkg.read.questions import resolve_node
-from paperkg.vocab import NODE_KINDS, author_iri, concept_iri, node_key, paper_iri, parse_iri
-
-__all__ = ["node_json", "ok", "resolve_key", "router"]
+__all__ = ["node_json", "ok", "router"]
 
 router = APIRouter(prefix="/api", tags=["api"])
 Ctx = Annotated[Context, Depends(get_context)]
-NODE_TYPES = ("paper", "concept", "author", "method", "dataset", "task", "metric")
-_CONCEPT_TYPES = {"method": "Method", "dataset": "Dataset", "task": "Task", "metric": "Metric"}
+_CONCEPT_TYPES = {t.lower(): t for t in CONCEPT_TYPES}
+NODE_TYPES = ("paper", "concept", "author", *_CONCEPT_TYPES)
 _IRI = {"paper": paper_iri, "concept": concept_iri, "author": author_iri}
 _PAGE = {"paper": "/papers/", "concept": "/concepts/"}
 
@@ -55,8 +53,8 @@ def node_json(key: str, data: dict[str, Any], ctx: Context) -> dict[str, Any]:
                            "iri": str(_IRI[kind](ident)) if kind in _IRI else None}
     if kind in _PAGE:
         out["page"] = _PAGE[kind] + ident
-    if kind == "concept" and ident in ctx.index.concepts:
-        c = ctx.index.concepts[ident]
+    if kind == "concept" and ident in ctx.reader.data.concepts:
+        c = ctx.reader.data.concepts[ident]
         out.update(types=list(c.types), paper_count=c.paper_count, weight=c.weight)
     elif kind == "paper":
         out["decision"] = data.get("decision", "")
@@ -65,9 +63,9 @@ def node_json(key: str, data: dict[str, Any], ctx: Context) -> dict[str, Any]:
 
 @router.get("/papers/{paper_id}", summary="a paper with its ranked concepts")
 async def paper(paper_id: str, ctx: Ctx) -> Response:
-    p = ctx.index.paper(paper_id)
-    concepts = [{**concept_json(ctx.index.concepts[cid]), "score": score, "rank": rank}
-                for cid, score, rank in ctx.index.mentions.get(p.id, ())]
+    p = ctx.reader.paper(paper_id)
+    concepts = [{**concept_json(ctx.reader.concept(c.concept_id)), "score": c.score,
+                 "rank": c.rank, "role": c.role} for c in ctx.reader.concepts_of(p.id)]
     return ok({**paper_json(p), "abstract": p.abstract, "concepts": concepts})
 
 
@@ -79,26 +77,25 @@ async def related(paper_id: str, ctx: Ctx,
                       ge=0.0, le=1.0, description="weight of abstract similarity in the "
                       "ranking (0: shared concepts only); results always share concepts")] = 0.0,
                   ) -> Response:
-    rows = ctx.index.related(paper_id, limit, blend)
+    rows = ctx.reader.related(paper_id, limit, blend)
     return ok({"paper": paper_id, "related": [
-        {**paper_json(ctx.index.papers[r.paper_id]), "score": r.score,
+        {**paper_json(ctx.reader.paper(r.paper_id)), "score": r.score,
          "shared": [{"concept": c, "weight": w} for c, w in r.shared]} for r in rows]})
 
 
 @router.get("/concepts/{concept_id}", summary="a concept with its labels and counts")
 async def concept(concept_id: str, ctx: Ctx) -> Response:
-    return ok(concept_json(ctx.index.concept(concept_id)))
+    return ok(concept_json(ctx.reader.concept(concept_id)))
 
 
 @router.get("/concepts/{concept_id}/papers", summary="the papers mentioning a concept")
 async def concept_papers(concept_id: str, ctx: Ctx,
                          limit: Annotated[int, Query(ge=1, le=500)] = 50,
                          offset: Annotated[int, Query(ge=0)] = 0) -> Response:
-    c = ctx.index.concept(concept_id)
-    links = ctx.index.concept_papers.get(c.id, [])
-    page = [{**paper_json(ctx.index.papers[p]), "score": s}
-            for p, s in links[offset: offset + limit]]
-    return ok({"concept": concept_json(c), "total": len(links), "offset": offset,
+    c = ctx.reader.concept(concept_id)
+    total, papers = ctx.reader.concept_papers(c.id, limit, offset)
+    page = [{**paper_json(p), "score": s} for p, s in papers]
+    return ok({"concept": concept_json(c), "total": total, "offset": offset,
                "limit": limit, "papers": page})
 
 
@@ -122,11 +119,11 @@ async def neighbours(
     bad = [t for t in wanted if t not in NODE_TYPES]
     if bad:
         raise ApiError(400, f"unknown type(s) {bad}; choose from {list(NODE_TYPES)}")
-    start = resolve_key(ctx, node_id)
     subtypes = {_CONCEPT_TYPES[t] for t in wanted if t in _CONCEPT_TYPES}
     kinds = {("concept" if t in _CONCEPT_TYPES else t) for t in wanted} or None
-    found, links = ctx.walker.neighbourhood(start, depth=depth, limit=limit, kinds=kinds)
-    nodes = [node_json(n, d, ctx) for n, d in found]
+    found = ctx.reader.neighbours(node_id, depth, limit, kinds)
+    start, links = found.center, found.edges
+    nodes = [node_json(n, d, ctx) for n, d in found.nodes]
     if subtypes and "concept" not in wanted:
         nodes = [n for n in nodes if n["id"] == start or n["kind"] != "concept"
                  or subtypes & set(n.get("types", ()))]
@@ -137,24 +134,6 @@ async def neighbours(
     return ok({"center": start, "depth": depth, "nodes": nodes, "edges": edges})
 
 
-def resolve_key(ctx: Context, text: str) -> str:
-    """A node key: `kind:id`, a bare id or an IRI straight from the in-memory graph; only
-    a label needs the (slower) store lookup of `paperkg.read.questions.resolve_node`."""
-    g = ctx.walker.g
-    parsed = parse_iri(text)
-    keys = [node_key(*parsed)] if parsed else [text] + [node_key(k, text) for k in NODE_KINDS]
-    for key in keys:
-        if key in g:
-            return key
-    try:
-        key = resolve_node(ctx.kg, text)
-    except UnknownNode as err:
-        raise ApiError(404, str(err).replace(str(ctx.kg.path), "the KG")) from None
-    if key not in g:
-        raise ApiError(404, f"{text!r} is not in the graph")
-    return key
-
-
 @router.get("/search", summary="ranked full-text search over papers and concepts")
 async def search(
     ctx: Ctx,
@@ -163,7 +142,7 @@ async def search(
     offset: Annotated[int, Query(ge=0)] = 0,
     kind: Annotated[str | None, Query(pattern="^(paper|concept)$")] = None,
 ) -> Response:
-    total, hits = ctx.index.search(q, limit, offset, [kind] if kind else None)
+    total, hits = ctx.reader.search(q, limit, offset, [kind] if kind else None)
     return ok({"query": q, "total": total, "offset": offset, "limit": limit, "hits": [
         {"kind": h.kind, "id": h.id, "label": h.label, "score": h.score,
          "snippet": h.snippet, "page": _PAGE[h.kind] + h.id} for h in hits]})

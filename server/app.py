@@ -9,26 +9,31 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import Response
+from fastapi_offline import FastAPIOffline
+
+from paperkg import __version__
+from paperkg.errors import UsageError
+from paperkg.read.kg import open_kg
+from paperkg.settings import Settings
 from paperkg_server import api, pages, sparql, views
 from paperkg_server.context import Context, get_context
 from paperkg_server.errors import install_handlers
+from paperkg_server.headers import SharedHeaders
+from paperkg_server.openapi import document_errors
 from paperkg_server.pool import QueryPool
+from paperkg_server.snapshot import remove_snapshot, take_snapshot
 from paperkg_server.void import void_graph
-
-from paperkg import __version__
-from paperkg.read.kg import open_kg
-from paperkg.read.memory import CorpusIndex
-from paperkg.read.walk import Walker
-from paperkg.settings import Settings
 
 __all__ = ["app_from_env", "create_app", "serve"]
 
@@ -39,20 +44,18 @@ def create_app(settings: Settings) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         kg = open_kg(Path(settings.kg))
-        index = await asyncio.to_thread(CorpusIndex.from_store, kg.store)
-        vectors = await asyncio.to_thread(lambda: kg.doc_vectors)
-        if vectors is not None:
-            index.attach_vectors(*vectors)
-        walker = await asyncio.to_thread(lambda: Walker(kg.graph))
-        pool = QueryPool(str(kg.path / "store"), settings.query_workers, settings.deadline)
+        reader = await asyncio.to_thread(kg.reader, "memory")
+        pool = QueryPool(str(kg.path / "store"), settings.query_workers, settings.deadline,
+                         settings.query_queue, settings.query_memory_mb)
         await pool.start()
-        app.state.ctx = Context(settings, kg, index, pool, walker)
+        app.state.ctx = Context(settings, kg, reader, pool)
         try:
             yield
         finally:
             await pool.close()
 
-    app = FastAPI(
+    # Swagger UI and ReDoc from the fastapi-offline package: /docs works offline
+    app = FastAPIOffline(
         title="paperkg",
         version=__version__,
         description="A knowledge graph of research papers and the concepts they share: a "
@@ -63,6 +66,7 @@ def create_app(settings: Settings) -> FastAPI:
         app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origin_list,
                            allow_methods=["GET", "POST"], allow_headers=["*"])
     install_handlers(app)
+    app.add_middleware(SharedHeaders, routes=lambda: app.routes)
     app.include_router(sparql.router)
     app.include_router(api.router)
     app.include_router(pages.router)
@@ -70,18 +74,20 @@ def create_app(settings: Settings) -> FastAPI:
 
     @app.get("/healthz", tags=["service"], summary="liveness and readiness")
     async def healthz(ctx: Annotated[Context, Depends(get_context)]) -> dict[str, object]:
-        return {"status": "ok", "version": __version__, "papers": len(ctx.index.papers),
-                "concepts": len(ctx.index.concepts), "query_workers_idle": ctx.pool.ready,
+        return {"status": "ok", "version": __version__, **ctx.reader.counts(),
+                "query_workers_idle": ctx.pool.ready,
                 "queries_killed": ctx.pool.killed,
                 "uptime_s": round(time.time() - ctx.started, 1)}
 
-    @app.get("/.well-known/void", tags=["service"],
-             summary="VoID description of the dataset and SPARQL service description")
+    @app.get("/.well-known/void", tags=["service"], response_model=None,
+             summary="VoID description of the dataset and SPARQL service description",
+             responses=sparql.GRAPH_ANSWERS)
     def void(request: Request, ctx: Annotated[Context, Depends(get_context)],
-             format: str | None = None) -> Response:
+             format: sparql.FormatParam = None) -> Response:
         base = str(request.base_url).rstrip("/")
         return sparql.graph_response(void_graph(ctx, base), request, format)
 
+    document_errors(app)
     return app
 
 
@@ -91,21 +97,41 @@ def app_from_env() -> FastAPI:
 
 
 def serve(settings: Settings) -> None:
-    """Run the service in the foreground (what `paperkg serve` does)."""
+    """Run the service in the foreground (what `paperkg serve` does): on a snapshot of the
+    KG, so it serves one version until it stops (see `paperkg_server.snapshot`)."""
     import uvicorn
 
+    check_port(settings.host, settings.port)
+    snap = take_snapshot(settings.kg)
+    served = replace(settings, kg=snap)
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
-    print(f"paperkg: serving {settings.kg} on http://{settings.host}:{settings.port}/ "
-          f"(deadline {settings.deadline:g} s, row cap {settings.row_cap}, "
-          f"{settings.http_workers} HTTP worker(s) with {settings.query_workers} query "
-          "workers each)", flush=True)
     log_level = "debug" if settings.debug else "warning"
-    if settings.http_workers <= 1:
-        uvicorn.run(create_app(settings), host=settings.host, port=settings.port,
+    try:
+        print(f"paperkg: serving {settings.kg} on http://{settings.host}:{settings.port}/ "
+              f"(deadline {settings.deadline:g} s, row cap {settings.row_cap or 'none'}, "
+              f"{settings.http_workers} HTTP worker(s) with {settings.query_workers} query "
+              "workers each; a rebuild is served after a restart)", flush=True)
+        if settings.http_workers <= 1:
+            uvicorn.run(create_app(served), host=settings.host, port=settings.port,
+                        log_level=log_level, access_log=settings.debug)
+            return
+        # Several processes share the port; each builds its app from the same settings.
+        os.environ.update(served.to_env())
+        uvicorn.run("paperkg_server.app:app_from_env", factory=True,
+                    workers=settings.http_workers, host=settings.host, port=settings.port,
                     log_level=log_level, access_log=settings.debug)
-        return
-    # Several processes share the port; each builds its app from the same settings.
-    os.environ.update(settings.to_env())
-    uvicorn.run("paperkg_server.app:app_from_env", factory=True, workers=settings.http_workers,
-                host=settings.host, port=settings.port, log_level=log_level,
-                access_log=settings.debug)
+    finally:
+        remove_snapshot(snap)
+
+
+def check_port(host: str, port: int) -> None:
+    """Fail with one line, before saying "serving", when the address cannot be used."""
+    if not 0 < port < 65536:
+        raise UsageError(f"--port {port}: a port is a number from 1 to 65535")
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
+        try:
+            probe.bind((host, port))
+        except OSError as err:
+            raise UsageError(f"cannot listen on {host}:{port} ({err.strerror}); is another "
+                             "server running there? pick another --port") from None

@@ -1,4 +1,4 @@
-"""What every request handler shares: settings, the open KG, its indexes, the query pool."""
+"""What every request handler shares: settings, the open KG, its reader, the query pool."""
 
 from __future__ import annotations
 
@@ -6,12 +6,11 @@ import time
 from dataclasses import dataclass, field
 
 from fastapi import Request
-from paperkg_server.pool import QueryPool
 
 from paperkg.read.kg import KnowledgeGraph
-from paperkg.read.memory import CorpusIndex
-from paperkg.read.walk import Walker
+from paperkg.read.memory import MemoryReader
 from paperkg.settings import Settings
+from paperkg_server.pool import QueryPool
 
 __all__ = ["Context", "get_context"]
 
@@ -20,9 +19,8 @@ __all__ = ["Context", "get_context"]
 class Context:
     settings: Settings
     kg: KnowledgeGraph
-    index: CorpusIndex
+    reader: MemoryReader  # every question; SPARQL goes to `pool`
     pool: QueryPool
-    walker: Walker
     started: float = field(default_factory=time.time)
 
 

@@ -15,15 +15,38 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from paperkg.errors import UnknownNode
+from paperkg.errors import UnknownNode, UserError
 
-__all__ = ["ApiError", "error_response", "install_handlers"]
+__all__ = ["ERROR_SCHEMA", "ApiError", "error_response", "install_handlers", "responses"]
 
 log = logging.getLogger("paperkg.server")
 
 _CODES = {400: "bad_request", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
           406: "not_acceptable", 413: "too_large", 415: "unsupported_media_type",
-          500: "internal_error", 503: "unavailable"}
+          422: "unprocessable", 500: "internal_error", 503: "unavailable",
+          507: "insufficient_storage"}
+_MEANING = {400: "bad parameter or malformed query", 403: "refused (an update, SERVICE)",
+            404: "no such thing", 405: "method not allowed here",
+            406: "no acceptable format", 413: "request too large",
+            415: "unsupported request content type", 422: "answer over the row cap",
+            500: "internal error", 503: "busy (Retry-After) or past the deadline",
+            507: "query over its memory ceiling"}
+#: The JSON schema of the one error shape, for the OpenAPI document.
+ERROR_SCHEMA: dict[str, Any] = {
+    "type": "object", "required": ["error"],
+    "properties": {"error": {
+        "type": "object", "required": ["status", "code", "message"],
+        "properties": {"status": {"type": "integer"}, "code": {"type": "string"},
+                       "message": {"type": "string"}},
+        "additionalProperties": True}},
+}
+
+
+def responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI `responses` entries for these error statuses (all the one JSON shape)."""
+    return {status: {"description": _MEANING.get(status, "error"),
+                     "content": {"application/json": {"schema": ERROR_SCHEMA}}}
+            for status in statuses}
 
 
 class ApiError(Exception):
@@ -42,8 +65,10 @@ def error_response(status: int, message: str, code: str | None = None,
                    headers: Mapping[str, str] | None = None, **details: Any) -> Response:
     body = {"error": {"status": status, "code": code or _CODES.get(status, "error"),
                       "message": message, **details}}
+    # nosniff: a message may echo the client's input; it must never be read as HTML
     return Response(json.dumps(body, ensure_ascii=False), status_code=status,
-                    media_type="application/json", headers=headers)
+                    media_type="application/json",
+                    headers={**(headers or {}), "X-Content-Type-Options": "nosniff"})
 
 
 def install_handlers(app: FastAPI) -> None:
@@ -56,6 +81,10 @@ def install_handlers(app: FastAPI) -> None:
     @app.exception_handler(UnknownNode)
     async def _unknown(_: Request, err: UnknownNode) -> Response:
         return error_response(404, str(err))
+
+    @app.exception_handler(UserError)
+    async def _user(_: Request, err: UserError) -> Response:
+        return error_response(400, str(err))
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, err: StarletteHTTPException) -> Response:

@@ -1,23 +1,27 @@
 """Content negotiation for SPARQL answers: which serialisation a client asked for.
 
 Pure functions, no web framework: the query workers use them to serialise in their own
-process, so the main process only forwards bytes.
+process, so the main process only forwards bytes. Format names are those of
+`paperkg.store.RESULT_FORMATS` / `GRAPH_FORMATS`, plus "html" for people.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["TABLE_FORMATS", "GRAPH_FORMATS", "Choice", "negotiate", "parse_accept"]
+__all__ = ["GRAPH_FORMATS", "TABLE_FORMATS", "Choice", "is_known_format", "known_formats",
+           "negotiate", "parse_accept", "pick_format"]
 
 
 @dataclass(frozen=True, slots=True)
 class Choice:
-    fmt: str  # a paperkg.results.FORMATS key, or "html"
+    fmt: str  # a paperkg.store RESULT_FORMATS / GRAPH_FORMATS key, or "html"
     media_type: str
 
 
+_HTML = ("text/html; charset=utf-8", ("text/html", "application/xhtml+xml"))
 #: format name → (media type answered, media types accepted for it), preferred first
 TABLE_FORMATS: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
     "json": ("application/sparql-results+json", ("application/sparql-results+json",
@@ -26,18 +30,61 @@ TABLE_FORMATS: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
                                                "application/xml", "text/xml")),
     "csv": ("text/csv; charset=utf-8", ("text/csv",)),
     "tsv": ("text/tab-separated-values; charset=utf-8", ("text/tab-separated-values",)),
-    "html": ("text/html; charset=utf-8", ("text/html", "application/xhtml+xml")),
+    "html": _HTML,
 }
 GRAPH_FORMATS: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
     "ttl": ("text/turtle; charset=utf-8",
-            ("text/turtle", "application/turtle", "application/x-turtle")),
+            ("text/turtle", "application/turtle", "application/x-turtle", "text/n3",
+             "text/rdf+n3")),
     "nt": ("application/n-triples", ("application/n-triples", "text/plain")),
     "jsonld": ("application/ld+json", ("application/ld+json", "application/json")),
-    "html": ("text/html; charset=utf-8", ("text/html", "application/xhtml+xml")),
+    "rdfxml": ("application/rdf+xml", ("application/rdf+xml", "application/xml",
+                                       "text/xml")),
+    "nq": ("application/n-quads", ("application/n-quads",)),
+    "trig": ("application/trig", ("application/trig",)),
+    "html": _HTML,
 }
-#: `format=` aliases people type
-_ALIASES: Final = {"turtle": "ttl", "ntriples": "nt", "n-triples": "nt", "json-ld": "jsonld",
-                   "srj": "json", "srx": "xml", "n3": "ttl"}
+#: `format=` names people and clients (SPARQLWrapper) send, per kind of answer
+_ALIASES: Final = {
+    "table": {"srj": "json", "srx": "xml", "sparql-results+json": "json",
+              "sparql-results+xml": "xml"},
+    "graph": {"turtle": "ttl", "n3": "ttl", "ntriples": "nt", "n-triples": "nt",
+              "json-ld": "jsonld", "json": "jsonld", "rdf": "rdfxml", "rdf+xml": "rdfxml",
+              "rdf/xml": "rdfxml", "xml": "rdfxml", "owl": "rdfxml", "nquads": "nq",
+              "n-quads": "nq"},
+}
+
+
+def _table(kind: str) -> dict[str, tuple[str, tuple[str, ...]]]:
+    return GRAPH_FORMATS if kind == "graph" else TABLE_FORMATS
+
+
+def _named(kind: str, fmt: str) -> Choice | None:
+    """The format a `format=` value names for this kind of answer (a name, an alias or a
+    media type), or None."""
+    table = _table(kind)
+    name = fmt.strip().lower()
+    name = _ALIASES["graph" if kind == "graph" else "table"].get(name, name)
+    if name in table:
+        return Choice(name, table[name][0])
+    for key, (answer, accepted) in table.items():
+        if name.split(";")[0].strip() in accepted:
+            return Choice(key, answer)
+    return None
+
+
+def is_known_format(fmt: str) -> bool:
+    """Whether `format=fmt` names a format of any kind of answer (else: 400)."""
+    return any(_named(kind, fmt) for kind in ("select", "graph"))
+
+
+def pick_format(values: Iterable[str]) -> str | None:
+    """The `format` a request means: SPARQLWrapper repeats it (`format=tsv&format=text/
+    tab-separated-values`), so the first non-empty known one; an unknown one is returned
+    for the caller to refuse."""
+    given = [v for v in values if v.strip()]
+    known = [v for v in given if is_known_format(v)]
+    return (known or given)[0] if given else None
 
 
 def parse_accept(header: str | None) -> list[tuple[str, float]]:
@@ -62,18 +109,12 @@ def parse_accept(header: str | None) -> list[tuple[str, float]]:
 
 
 def negotiate(kind: str, accept: str | None, fmt: str | None) -> Choice | None:
-    """The serialisation for a result of `kind` ("select", "ask" or "graph"): a `format`
-    offered for this kind wins (clients like SPARQLWrapper send one for every query),
-    else the best `Accept` match, JSON / Turtle for */*. None when nothing offered is
-    acceptable (answer 406)."""
-    table = GRAPH_FORMATS if kind == "graph" else TABLE_FORMATS
-    if fmt:  # a format name or a media type; one not offered for this kind falls to Accept
-        name = _ALIASES.get(fmt.lower(), fmt.lower())
-        if name in table:
-            return Choice(name, table[name][0])
-        for key, (answer, accepted) in table.items():
-            if name in accepted:
-                return Choice(key, answer)
+    """The serialisation for a result of `kind` ("select", "ask" or "graph"): `format`
+    wins when given (clients like SPARQLWrapper send one for every query), else the best
+    `Accept` match, JSON / Turtle for */*. None when nothing offered fits (answer 406)."""
+    if fmt:
+        return _named(kind, fmt)
+    table = _table(kind)
     default = "ttl" if kind == "graph" else "json"
     for media, _ in parse_accept(accept):
         if media in ("*/*", "application/*", "text/*"):
@@ -87,4 +128,4 @@ def negotiate(kind: str, accept: str | None, fmt: str | None) -> Choice | None:
 
 
 def known_formats(kind: str) -> list[str]:
-    return list(GRAPH_FORMATS if kind == "graph" else TABLE_FORMATS)
+    return list(_table(kind))

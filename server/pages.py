@@ -11,6 +11,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+
 from paperkg_server.context import Context, get_context
 
 __all__ = ["EXAMPLES", "render", "router"]
@@ -20,6 +21,9 @@ Ctx = Annotated[Context, Depends(get_context)]
 _ENV = Environment(loader=FileSystemLoader(Path(__file__).parent / "templates"),
                    autoescape=select_autoescape(default=True, default_for_string=True))
 _ENV.filters["sparql_link"] = lambda q: "/sparql?" + urlencode({"query": q, "format": "html"})
+# Only http(s) links are clickable: a record's `url` could be "javascript:…" (stored XSS).
+_ENV.tests["web_link"] = lambda url: isinstance(url, str) and url.lower().startswith(
+    ("http://", "https://"))
 PAGE_SIZE = 20
 
 EXAMPLES: list[tuple[str, str]] = [
@@ -52,7 +56,7 @@ def render(request: Request, template: str, status: int = 200, **values: Any) ->
 @router.get("/", response_class=HTMLResponse)
 async def home(request: Request, ctx: Ctx) -> HTMLResponse:
     counts = ctx.kg.manifest.get("counts", {})
-    top = sorted(ctx.index.concepts.values(), key=lambda c: (-c.paper_count, c.label))[:15]
+    top = ctx.reader.top_concepts(15)
     return render(request, "home.html", counts=counts, top=top, examples=EXAMPLES,
                   built_at=ctx.kg.manifest.get("built_at", ""))
 
@@ -60,17 +64,17 @@ async def home(request: Request, ctx: Ctx) -> HTMLResponse:
 @router.get("/search", response_class=HTMLResponse)
 def search_page(request: Request, ctx: Ctx, q: str = "",
                 page: Annotated[int, Query(ge=1, le=1000)] = 1) -> HTMLResponse:
-    total, hits = ctx.index.search(q, PAGE_SIZE, (page - 1) * PAGE_SIZE) if q else (0, [])
+    total, hits = ctx.reader.search(q, PAGE_SIZE, (page - 1) * PAGE_SIZE) if q else (0, [])
     pages = (total + PAGE_SIZE - 1) // PAGE_SIZE
     return render(request, "search.html", q=q, total=total, hits=hits, page=page, pages=pages)
 
 
 @router.get("/papers/{paper_id}", response_class=HTMLResponse)
 async def paper_page(request: Request, paper_id: str, ctx: Ctx) -> HTMLResponse:
-    p = ctx.index.paper(paper_id)
-    concepts = [(ctx.index.concepts[cid], score, rank)
-                for cid, score, rank in ctx.index.mentions.get(p.id, ())]
-    related = ctx.index.related(p.id, 10)
+    p = ctx.reader.paper(paper_id)
+    concepts = [(ctx.reader.concept(link.concept_id), link.score, link.rank)
+                for link in ctx.reader.concepts_of(p.id)]
+    related = ctx.reader.related(p.id, 10)
     describe = f"DESCRIBE paper:{p.id}" if p.id.isalnum() else f"DESCRIBE <{_iri(p.id)}>"
     return render(request, "paper.html", p=p, concepts=concepts, related=related,
                   describe=describe)
@@ -78,9 +82,8 @@ async def paper_page(request: Request, paper_id: str, ctx: Ctx) -> HTMLResponse:
 
 @router.get("/concepts/{concept_id}", response_class=HTMLResponse)
 async def concept_page(request: Request, concept_id: str, ctx: Ctx) -> HTMLResponse:
-    c = ctx.index.concept(concept_id)
-    papers = [(ctx.index.papers[pid], score)
-              for pid, score in ctx.index.concept_papers.get(c.id, [])[:100]]
+    c = ctx.reader.concept(concept_id)
+    _, papers = ctx.reader.concept_papers(c.id, 100)
     return render(request, "concept.html", c=c, papers=papers,
                   describe=f"DESCRIBE <{_iri(c.id, 'concept')}>")
 

@@ -6,19 +6,19 @@ this module only resolves ids, picks the graph and answers."""
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import HTMLResponse, Response
-from paperkg_server.api import Depth, NodeId, ok, resolve_key
-from paperkg_server.context import Context, get_context
-from paperkg_server.errors import ApiError
-from paperkg_server.sparql import run_query
 
 from paperkg.errors import UsageError
 from paperkg.results import QueryResult
 from paperkg.views import draw as views
 from paperkg.views.page import ASSETS, asset, render_page
+from paperkg_server.api import Depth, NodeId, ok
+from paperkg_server.context import Context, get_context
+from paperkg_server.errors import ApiError
+from paperkg_server.sparql import run_query
 
 __all__ = ["router"]
 
@@ -28,28 +28,8 @@ STATIC = "/static/vis/"
 _HEADERS = {"Cache-Control": "no-store"}
 
 
-def _lookup(ctx: Context) -> Any:
-    """Labels and attributes from the in-memory graph; concept subtypes from the index."""
-    g = ctx.walker.g
-
-    def lookup(keys: list[str]) -> dict[str, dict[str, Any]]:
-        out: dict[str, dict[str, Any]] = {}
-        for key in keys:
-            attrs = dict(g.nodes[key]) if key in g else {}
-            kind, _, ident = key.partition(":")
-            concept = ctx.index.concepts.get(ident) if kind == "concept" else None
-            subtypes = [t for t in concept.types if t in views.CONCEPT_TYPES] if concept else []
-            if subtypes:
-                attrs["ctype"] = subtypes[0]
-            if attrs:
-                out[key] = attrs
-        return out
-
-    return lookup
-
-
 def _page(ctx: Context, view: views.View, center: str | None = None) -> HTMLResponse:
-    views.fill_labels(view.graph, _lookup(ctx))
+    views.fill_labels(view.graph, ctx.reader.labels)
     links = {"home": "/"}
     if center:
         page = views.page_of(center, "")
@@ -67,31 +47,21 @@ async def node_view(
     depth: Depth = 1,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> HTMLResponse:
-    start = resolve_key(ctx, node_id)
-    sub = _neighbourhood(ctx, start, depth, limit)
-    return _page(ctx, views.neighbourhood_view(sub, start, depth, limit), start)
+    found = ctx.reader.neighbours(node_id, depth, limit)
+    view = views.neighbourhood_view(found.graph(), found.center, depth, limit)
+    return _page(ctx, view, found.center)
 
 
 @router.get("/view/expand/{node_id}", summary="a node's nearest neighbours as vis-network "
                                               "data (what shift-click adds to a view)")
 async def expand(ctx: Ctx, node_id: str,
                  limit: Annotated[int, Query(ge=1, le=200)] = 25) -> Response:
-    start = resolve_key(ctx, node_id)
-    view = views.neighbourhood_view(_neighbourhood(ctx, start, 1, limit), start, 1, limit)
+    found = ctx.reader.neighbours(node_id, 1, limit)
+    view = views.neighbourhood_view(found.graph(), found.center, 1, limit)
     view.centers = ()
-    views.fill_labels(view.graph, _lookup(ctx))
+    views.fill_labels(view.graph, ctx.reader.labels)
     data = views.vis_data(view, pages="")
-    return ok({"center": start, "nodes": data["nodes"], "edges": data["edges"]})
-
-
-def _neighbourhood(ctx: Context, start: str, depth: int, limit: int) -> Any:
-    import networkx as nx
-
-    found, links = ctx.walker.neighbourhood(start, depth=depth, limit=limit)
-    sub = nx.Graph()
-    sub.add_nodes_from(found)
-    sub.add_edges_from(links)
-    return sub
+    return ok({"center": found.center, "nodes": data["nodes"], "edges": data["edges"]})
 
 
 @router.get("/view/connect", response_class=HTMLResponse,
@@ -101,11 +71,8 @@ async def connect_view(
     a: Annotated[str, Query(min_length=1, description="a paper id (or any node)")],
     b: Annotated[str, Query(min_length=1, description="another paper id (or any node)")],
 ) -> HTMLResponse:
-    ka, kb = resolve_key(ctx, a), resolve_key(ctx, b)
-    if ka == kb:
-        raise ApiError(400, f"a and b are the same node ({ka}); pick two different ones")
-    view = await asyncio.to_thread(views.connect_view, ctx.walker.g, ka, kb)
-    return _page(ctx, view)
+    conn = await asyncio.to_thread(ctx.reader.connection, a, b)
+    return _page(ctx, views.connect_view(conn))
 
 
 @router.get("/view/sparql", response_class=HTMLResponse,

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from paperkg_server.context import Context
-
 from paperkg import __version__
 from paperkg.results import QueryResult, Term
 from paperkg.vocab import BASE, PREFIXES
+from paperkg_server.context import Context
 
 __all__ = ["void_graph"]
 
@@ -30,6 +29,7 @@ def _lit(value: object, datatype: str | None = None) -> Term:
 def void_graph(ctx: Context, base_url: str) -> QueryResult:
     """Triples saying what the dataset holds and where its SPARQL endpoint is."""
     counts = ctx.kg.manifest.get("counts", {})
+    n_papers, n_concepts = ctx.reader.counts()["papers"], ctx.reader.counts()["concepts"]
     dataset = _iri(f"{base_url}/.well-known/void#dataset")
     service = _iri(f"{base_url}/sparql")
     integer = XSD + "integer"
@@ -46,14 +46,14 @@ def void_graph(ctx: Context, base_url: str) -> QueryResult:
         (dataset, _iri(VOID + "uriSpace"), _lit(BASE)),
         (dataset, _iri(VOID + "triples"), _lit(counts.get("triples", 0), integer)),
         (dataset, _iri(VOID + "entities"),
-         _lit(len(ctx.index.papers) + len(ctx.index.concepts), integer)),
-        (dataset, _iri(VOID + "exampleResource"), _iri(f"{BASE}paper/"
-                                                       f"{next(iter(ctx.index.papers), '')}")),
+         _lit(n_papers + n_concepts, integer)),
+        (dataset, _iri(VOID + "exampleResource"),
+         _iri(f"{BASE}paper/{next(iter(ctx.reader.data.papers), '')}")),
     ]
     for prefix in ("pkg", "skos", "dcterms", "prov", "schema", "foaf"):
         t.append((dataset, _iri(VOID + "vocabulary"), _iri(PREFIXES[prefix])))
-    for i, (cls, n) in enumerate(((PREFIXES["pkg"] + "Paper", len(ctx.index.papers)),
-                                  (PREFIXES["skos"] + "Concept", len(ctx.index.concepts)))):
+    for i, (cls, n) in enumerate(((PREFIXES["pkg"] + "Paper", n_papers),
+                                  (PREFIXES["skos"] + "Concept", n_concepts))):
         part = Term(f"partition{i}", "bnode")
         t += [(dataset, _iri(VOID + "classPartition"), part),
               (part, _iri(VOID + "class"), _iri(cls)),

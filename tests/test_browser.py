@@ -4,8 +4,8 @@ machine. Screenshots go to test-artifacts/ (gitignored)."""
 
 from __future__ import annotations
 
+import os
 import re
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,14 +16,19 @@ from playwright.sync_api import Browser, Dialog, Page, Request, sync_playwright
 
 from paperkg.cli import main
 from paperkg.read.kg import open_kg
-from paperkg.read.questions import related
 
+from .browsers import browser_gate
 from .conftest import ARTIFACTS
 from .serving import base, dpc
 
 __all__ = ["base", "dpc"]  # fixtures
 
-CHROMIUM = "/usr/bin/chromium"
+GATE = browser_gate(os.environ)
+if GATE.path is None:  # one line in the summary (-rs); a collection error when required
+    if GATE.required:
+        pytest.fail(GATE.message, pytrace=False)
+    pytest.skip(GATE.message, allow_module_level=True)
+
 ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update",
         "--no-first-run"]
 EVIL = "<img src=x onerror=window.__pwned=1><script>window.__pwned=2</script>"
@@ -32,13 +37,10 @@ LOCAL = {"127.0.0.1", "localhost"}
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    """Chromium from Debian; missing is a failure, never a skip (CI installs it)."""
-    path = shutil.which("chromium") or CHROMIUM
-    if not Path(path).is_file():
-        pytest.fail(f"no Chromium at {CHROMIUM}: install it with "
-                    "'apt-get install -y chromium' (as .ci/run does)")
+    """Chromium from Debian, found by the gate above."""
+    assert GATE.path is not None
     with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=path, args=ARGS)
+        b = pw.chromium.launch(executable_path=str(GATE.path), args=ARGS)
         yield b
         b.close()
 
@@ -196,7 +198,7 @@ def test_hostile_label_renders_as_text(visit: Visit, base: str, dpc: str) -> Non
 
 def test_cli_file_works_offline(visit: Visit, demo_kg: Path, dpc: str,
                                 tmp_path: Path) -> None:
-    other = related(open_kg(demo_kg), dpc, 1)[0].paper_id
+    other = open_kg(demo_kg).reader().related(dpc, 1)[0].paper_id
     out = tmp_path / "connect.html"
     assert main(["view", "--connect", dpc, other, "--kg", str(demo_kg), "-o", str(out)]) == 0
     counts = visit.view(out.as_uri())

@@ -13,7 +13,6 @@ from rdflib import Graph
 
 from paperkg.cli import main
 from paperkg.read.kg import open_kg
-from paperkg.read.questions import concepts_of, related, run_sparql
 
 from .conftest import seed_abstracts
 
@@ -68,11 +67,11 @@ def test_query_papers_sharing_concepts_is_sensible(demo_kg: Path,
 def test_related_weights_rare_concepts_higher(demo_kg: Path, capsys: pytest.CaptureFixture[str]):
     kg = open_kg(demo_kg)
     dpc = _dpc_id(demo_kg)
-    rows = related(kg, dpc, limit=5)
+    rows = kg.reader().related(dpc, limit=5)
     assert rows, "some paper shares a concept with DPC"
-    mine = {c.label: c.score for c in concepts_of(kg, dpc)}
+    mine = {c.label: c.score for c in kg.reader().concepts_of(dpc)}
     for r in rows:  # each shared concept: its weight times its score in both papers
-        theirs = {c.label: c.score for c in concepts_of(kg, r.paper_id)}
+        theirs = {c.label: c.score for c in kg.reader().concepts_of(r.paper_id)}
         assert r.score == pytest.approx(
             sum(w * mine[label] * theirs[label] for label, w in r.shared), abs=1e-3)
     assert [r.score for r in rows] == sorted((r.score for r in rows), reverse=True)
@@ -87,7 +86,7 @@ def test_related_weights_rare_concepts_higher(demo_kg: Path, capsys: pytest.Capt
 
 def test_concepts_and_neighbours(demo_kg: Path, capsys: pytest.CaptureFixture[str]):
     dpc = _dpc_id(demo_kg)
-    links = concepts_of(open_kg(demo_kg), dpc)
+    links = open_kg(demo_kg).reader().concepts_of(dpc)
     assert [c.rank for c in links] == list(range(1, len(links) + 1))
     code, out, _ = _run(capsys, "concepts", dpc, "--kg", str(demo_kg), "--format", "json")
     assert code == 0 and [c["label"] for c in json.loads(out)] == [c.label for c in links]
@@ -206,23 +205,6 @@ def test_rebuild_reuses_extractions_and_validation(demo_kg: Path, cache_dir: Pat
     assert "embed phrases" not in again["timings_s"], "nothing was re-embedded"
     a, b = open_kg(demo_kg), open_kg(tmp_path / "again")
     query = "SELECT ?p ?c ?s WHERE { ?p pkg:hasMention ?m . ?m pkg:concept ?c ; pkg:score ?s }"
-    rows_a, rows_b = run_sparql(a, query).rows, run_sparql(b, query).rows
+    rows_a, rows_b = a.sparql(query).rows, b.sparql(query).rows
     assert len(rows_a) == first["counts"]["mentions"]
     assert sorted(map(str, rows_a)) == sorted(map(str, rows_b))
-
-
-def test_store_walk_matches_the_full_graph(demo_kg: Path):
-    """The CLI walks the store hop by hop; a server walks the loaded graph: same answer."""
-    from paperkg.read.questions import neighbours, resolve_node
-    from paperkg.read.walk import neighbourhood
-
-    kg = open_kg(demo_kg)
-    start = resolve_node(kg, "language models")
-    assert start == "concept:language-model"
-    for depth in (1, 2, 3):
-        walked = neighbours(kg, start, depth=depth, limit=10_000)
-        full = neighbourhood(open_kg(demo_kg).graph, start, depth=depth, limit=10_000)
-        assert set(walked.nodes) == set(full.nodes)
-        assert {frozenset(e) for e in walked.edges} == {frozenset(e) for e in full.edges}
-        assert all(walked.nodes[n]["label"] == full.nodes[n]["label"] for n in full.nodes)
-    assert len(neighbours(kg, start, depth=2, limit=7)) == 7

@@ -14,7 +14,6 @@ from paperkg.build.prior import KeywordPrior, learn_prior
 from paperkg.build.terms import abbreviations, term_key
 from paperkg.build.text import candidates, clean_text, code_links, document_text
 from paperkg.read.kg import open_kg
-from paperkg.read.questions import run_sparql
 from tests.conftest import DATA_FILES, seed_abstracts
 
 
@@ -133,10 +132,11 @@ def test_keyword_prior_leaves_the_scored_paper_out() -> None:
 
 
 def test_demo_kg_holds_kinds_roles_merges_and_hierarchy(demo_kg: Path) -> None:
+
     kg = open_kg(demo_kg)
 
     def ask(where: str) -> bool:
-        res = run_sparql(kg, f"ASK {{ {where} }}")
+        res = kg.sparql(f"ASK {{ {where} }}")
         return bool(res.boolean)
 
     assert ask("?p pkg:proposes concept:dynamic-prompt-corruption . "
@@ -167,22 +167,3 @@ def test_code_links_become_valid_iris_in_the_store(tmp_path: Path) -> None:
     res = store.query("SELECT ?u WHERE { ?p <https://schema.org/codeRepository> ?u } ORDER BY ?u")
     assert [r[0].value for r in res.rows if r[0] is not None] == [
         "https://anonymous.4open.science/r/X-1/", "https://github.com/org/repo"]
-
-
-def test_related_ranks_alike_in_sparql_and_in_memory_and_blends(demo_kg: Path) -> None:
-    from paperkg.read.memory import CorpusIndex
-    from paperkg.read.questions import related
-
-    kg = open_kg(demo_kg)
-    dpc = next(p.id for p in read_papers(DATA_FILES).papers if p.label == "DPC")
-    index = CorpusIndex.from_store(kg.store)
-    by_sparql = [(r.paper_id, r.score) for r in related(kg, dpc, 5)]
-    in_memory = [(r.paper_id, r.score) for r in index.related(dpc, 5)]
-    assert by_sparql == in_memory and len(in_memory) == 5
-    assert all(r.shared for r in index.related(dpc, 5))
-    assert kg.doc_vectors is not None
-    index.attach_vectors(*kg.doc_vectors)
-    blended = index.related(dpc, 38, blend=0.9)
-    # blending re-orders, but only among papers that share a concept with DPC
-    assert {r.paper_id for r in blended} == {r.paper_id for r in index.related(dpc, 38)}
-    assert all(r.shared for r in blended)

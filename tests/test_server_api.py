@@ -12,7 +12,6 @@ import httpx
 import pytest
 
 from paperkg.read.kg import open_kg
-from paperkg.read.questions import concepts_of, related
 
 from .serving import base, client, dpc, error, serve
 
@@ -25,7 +24,7 @@ XSS = "<script>alert(1)</script>"
 
 def test_related_matches_the_library(client: httpx.Client, demo_kg: Path, dpc: str) -> None:
     got = client.get(f"/api/papers/{dpc}/related", params={"limit": 5}).json()["related"]
-    want = related(open_kg(demo_kg), dpc, 5)
+    want = open_kg(demo_kg).reader().related(dpc, 5)
     assert [(r["id"], r["score"]) for r in got] == [(w.paper_id, w.score) for w in want]
     assert [[s["concept"] for s in r["shared"]] for r in got] == \
         [[c for c, _ in w.shared] for w in want]
@@ -33,7 +32,7 @@ def test_related_matches_the_library(client: httpx.Client, demo_kg: Path, dpc: s
 
 
 def test_neighbours(client: httpx.Client, demo_kg: Path, dpc: str) -> None:
-    own = {f"concept:{c.concept_id}" for c in concepts_of(open_kg(demo_kg), dpc)}
+    own = {f"concept:{c.concept_id}" for c in open_kg(demo_kg).reader().concepts_of(dpc)}
     one = client.get(f"/api/nodes/paper:{dpc}/neighbours", params={"depth": 1}).json()
     ids = {n["id"] for n in one["nodes"]}
     assert one["center"] == f"paper:{dpc}" and ids == own | {f"paper:{dpc}"}
@@ -60,7 +59,7 @@ def test_neighbours(client: httpx.Client, demo_kg: Path, dpc: str) -> None:
 
 
 def test_concept_papers(client: httpx.Client, demo_kg: Path, dpc: str) -> None:
-    cid = concepts_of(open_kg(demo_kg), dpc)[0].concept_id
+    cid = open_kg(demo_kg).reader().concepts_of(dpc)[0].concept_id
     doc = client.get(f"/api/concepts/{cid}/papers").json()
     assert doc["concept"]["id"] == cid and doc["total"] >= 1
     assert dpc in {p["id"] for p in doc["papers"]}
@@ -118,7 +117,7 @@ def test_home_page_and_one_click_examples(client: httpx.Client) -> None:
 def test_paper_concept_search_pages(client: httpx.Client, dpc: str, demo_kg: Path) -> None:
     page = client.get(f"/papers/{dpc}").text
     assert "Dynamic Prompt Corruption" in page and "<h2>Related papers</h2>" in page
-    cid = concepts_of(open_kg(demo_kg), dpc)[0].concept_id
+    cid = open_kg(demo_kg).reader().concepts_of(dpc)[0].concept_id
     assert f'href="/concepts/{cid}"' in page
     assert f"/api/nodes/paper:{dpc}/neighbours" in page
     concept = client.get(f"/concepts/{cid}").text

@@ -15,7 +15,6 @@ import pytest
 
 from paperkg.cli import main
 from paperkg.read.kg import open_kg
-from paperkg.read.questions import concepts_of, neighbours, related, run_sparql, top_concepts
 from paperkg.views.draw import (
     EDGE_STYLES,
     NODE_STYLES,
@@ -26,7 +25,7 @@ from paperkg.views.draw import (
     sparql_view,
     vis_data,
 )
-from paperkg.views.page import render_page, store_lookup
+from paperkg.views.page import render_page
 
 from .serving import base, client, dpc, error
 
@@ -82,10 +81,11 @@ def data_of(html: str) -> dict[str, Any]:
 
 def test_neighbourhood_of_a_concept(demo_kg: Path) -> None:
     kg = open_kg(demo_kg)
-    cid, label, count = top_concepts(kg, 1)[0]
-    sub = neighbours(kg, label, depth=2, limit=40)
+    top = kg.reader().top_concepts(1)[0]
+    cid, label, count = top.id, top.label, top.paper_count
+    sub = kg.reader().neighbours(label, depth=2, limit=40).graph()
     view = neighbourhood_view(sub, f"concept:{cid}", 2, 40)
-    fill_labels(view.graph, store_lookup(kg.store))
+    fill_labels(view.graph, kg.reader().labels)
     data = vis_data(view, pages="")
     nodes = {n["id"]: n for n in data["nodes"]}
     assert len(nodes) == 40 and len(data["edges"]) >= 39
@@ -160,8 +160,9 @@ def test_hostile_labels_stay_data(tmp_path: Path) -> None:
 
 def test_pages_load_nothing_from_another_host(demo_kg: Path) -> None:
     kg = open_kg(demo_kg)
-    cid = top_concepts(kg, 1)[0][0]
-    view = neighbourhood_view(neighbours(kg, f"concept:{cid}", 1, 20), f"concept:{cid}", 1, 20)
+    cid = kg.reader().top_concepts(1)[0].id
+    sub = kg.reader().neighbours(f"concept:{cid}", 1, 20).graph()
+    view = neighbourhood_view(sub, f"concept:{cid}", 1, 20)
     standalone = render_page(view)
     assert_offline(standalone)
     assert "vis-network" in standalone
@@ -174,8 +175,8 @@ def test_pages_load_nothing_from_another_host(demo_kg: Path) -> None:
 
 def test_what_connects_two_papers(demo_kg: Path, dpc: str) -> None:
     kg = open_kg(demo_kg)
-    other = related(kg, dpc, 1)[0]
-    view = connect_view(kg.graph, f"paper:{dpc}", f"paper:{other.paper_id}")
+    other = kg.reader().related(dpc, 1)[0]
+    view = connect_view(kg.reader().connection(f"paper:{dpc}", f"paper:{other.paper_id}"))
     shared = {n for n in view.graph if n.startswith("concept:")}
     labels = {view.graph.nodes[n]["label"] for n in shared}
     assert labels == {label for label, _ in other.shared}
@@ -186,35 +187,35 @@ def test_what_connects_two_papers(demo_kg: Path, dpc: str) -> None:
     # papers with nothing in common still get their paths (or "no path")
     far = next(p for p in kg.graph if p.startswith("paper:")
                and p != f"paper:{dpc}" and not set(kg.graph[p]) & set(kg.graph[f"paper:{dpc}"]))
-    apart = connect_view(kg.graph, f"paper:{dpc}", far)
+    apart = connect_view(kg.reader().connection(f"paper:{dpc}", far))
     assert "0 shared" in apart.subtitle
     with pytest.raises(ValueError, match="different"):
-        connect_view(kg.graph, far, far)
+        kg.reader().connection(far, far)
 
 
 def test_sparql_construct_and_pairs(demo_kg: Path, dpc: str) -> None:
     kg = open_kg(demo_kg)
-    res = run_sparql(kg, f'CONSTRUCT {{ ?p pkg:mentions ?c ; rdfs:label "{EVIL}" . '
+    res = kg.sparql(f'CONSTRUCT {{ ?p pkg:mentions ?c ; rdfs:label "{EVIL}" . '
                          f'?c a pkg:Method }} WHERE {{ ?p dcterms:identifier "{dpc}" ; '
                          f'pkg:mentions ?c }}')
     view = sparql_view(res)
-    fill_labels(view.graph, store_lookup(kg.store))
-    own = {f"concept:{c.concept_id}" for c in concepts_of(kg, dpc)}
+    fill_labels(view.graph, kg.reader().labels)
+    own = {f"concept:{c.concept_id}" for c in kg.reader().concepts_of(dpc)}
     assert set(view.graph) == own | {f"paper:{dpc}"}
     assert view.graph.nodes[f"paper:{dpc}"]["label"] == EVIL  # the query's label wins
     assert {view.graph.nodes[c]["ctype"] for c in own} == {"Method"}
     assert all(view.graph.nodes[c]["label"] for c in own)  # filled in from the store
     assert "<img" not in render_page(view)
-    pairs = sparql_view(run_sparql(kg, "SELECT ?p ?c ?s WHERE { ?p pkg:hasMention ?m . "
+    pairs = sparql_view(kg.sparql("SELECT ?p ?c ?s WHERE { ?p pkg:hasMention ?m . "
                                        "?m pkg:concept ?c ; pkg:score ?s } LIMIT 30"))
     assert pairs.graph.number_of_edges() == 30
     scores = [d["score"] for _, _, d in pairs.graph.edges(data=True)]
     assert len(set(scores)) > 1 and all(isinstance(x, float) for x in scores)
     with pytest.raises(ValueError, match="node pairs"):
-        sparql_view(run_sparql(kg, "SELECT ?l WHERE { ?c skos:prefLabel ?l } LIMIT 3"))
+        sparql_view(kg.sparql("SELECT ?l WHERE { ?c skos:prefLabel ?l } LIMIT 3"))
     with pytest.raises(ValueError, match="ASK"):
-        sparql_view(run_sparql(kg, "ASK { ?s ?p ?o }"))
-    cut = sparql_view(run_sparql(kg, "CONSTRUCT { ?p pkg:mentions ?c } WHERE "
+        sparql_view(kg.sparql("ASK { ?s ?p ?o }"))
+    cut = sparql_view(kg.sparql("CONSTRUCT { ?p pkg:mentions ?c } WHERE "
                                      "{ ?p pkg:mentions ?c }"), max_nodes=10)
     assert cut.graph.number_of_nodes() == 10 and "cut at 10 nodes" in cut.subtitle
 
@@ -222,7 +223,7 @@ def test_sparql_construct_and_pairs(demo_kg: Path, dpc: str) -> None:
 def test_cli_writes_standalone_views(demo_kg: Path, dpc: str, tmp_path: Path,
                                      capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "lm.html"
-    label = top_concepts(open_kg(demo_kg), 1)[0][1]
+    label = open_kg(demo_kg).reader().top_concepts(1)[0].label
     assert main(["view", label, "--depth", "2", "--limit", "30",
                  "--kg", str(demo_kg), "-o", str(out)]) == 0
     said = capsys.readouterr().out
@@ -230,7 +231,7 @@ def test_cli_writes_standalone_views(demo_kg: Path, dpc: str, tmp_path: Path,
     html = out.read_text(encoding="utf-8")
     assert_offline(html)
     assert len(data_of(html)["nodes"]) == 30
-    other = related(open_kg(demo_kg), dpc, 1)[0].paper_id
+    other = open_kg(demo_kg).reader().related(dpc, 1)[0].paper_id
     assert main(["view", "--connect", dpc, other, "--kg", str(demo_kg),
                  "-o", str(tmp_path / "c.html"), "--link-base", "http://127.0.0.1:8000"]) == 0
     pages = {n["page"] for n in data_of((tmp_path / "c.html").read_text())["nodes"]}

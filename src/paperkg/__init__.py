@@ -2,10 +2,13 @@
 
 The public API is small; heavy parts (the embedding model, the store) load on first use.
 
-    from paperkg import build_kg, open_kg, related, Settings
+    from pathlib import Path
+    from paperkg import Settings, build_kg, open_kg
     build_kg([Path("data/000.txt")], Path("kg"), Settings())
     kg = open_kg(Path("kg"))
-    related(kg, "00SnKBGTsz")
+    reader = kg.reader()            # every question: paper, concepts_of, related, …
+    reader.related("h9f7d08a750ef")
+    kg.sparql("SELECT ?c WHERE { ?c a skos:Concept } LIMIT 5")
 """
 
 from __future__ import annotations
@@ -18,35 +21,29 @@ __version__ = "0.1.0"
 __all__ = [
     "KnowledgeGraph",
     "Paper",
+    "Reader",
     "Settings",
     "__version__",
     "build_kg",
-    "concepts_of",
-    "neighbours",
     "open_kg",
     "read_papers",
-    "related",
-    "run_sparql",
 ]
 
 _WHERE = {
     "KnowledgeGraph": "paperkg.read.kg",
-    "build_kg": "paperkg.build.pipeline",
     "open_kg": "paperkg.read.kg",
+    "Reader": "paperkg.read.questions",
+    "build_kg": "paperkg.build.pipeline",
     "Paper": "paperkg.build.ingest",
     "read_papers": "paperkg.build.ingest",
     "Settings": "paperkg.settings",
-    "concepts_of": "paperkg.read.questions",
-    "neighbours": "paperkg.read.questions",
-    "related": "paperkg.read.questions",
-    "run_sparql": "paperkg.read.questions",
 }
 
 if TYPE_CHECKING:
     from paperkg.build.ingest import Paper, read_papers
     from paperkg.build.pipeline import build_kg
     from paperkg.read.kg import KnowledgeGraph, open_kg
-    from paperkg.read.questions import concepts_of, neighbours, related, run_sparql
+    from paperkg.read.questions import Reader
     from paperkg.settings import Settings
 
 

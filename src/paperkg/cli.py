@@ -23,17 +23,50 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"paperkg {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    c = sub.add_parser("build", help="build a KG from seed .txt and .jsonl[.gz] files")
+    c = sub.add_parser("build", help="build a KG from seed .txt, .jsonl[.gz] and source "
+                                     "files (OpenReview, arXiv, OpenAlex, S2, BibTeX, RIS, CSV)")
     c.add_argument("inputs", nargs="+", type=Path, metavar="INPUT")
+    c.add_argument("--format", dest="input_format", default=argparse.SUPPRESS,
+                   help="same as --input-format")
     c.add_argument("--out", type=Path, required=True, metavar="KG_DIR")
     c.add_argument("--skip-invalid", action="store_true",
                    help="keep valid records; write rejected ones to KG_DIR/rejects.jsonl")
     add_arguments(c, BUILD_SETTINGS)
 
-    c = sub.add_parser("demo", help="build the demo corpus in data/ and show what is in it")
-    c.add_argument("--data", type=Path, default=Path("data"), help="folder of seed .txt files")
+    c = sub.add_parser("add", help="add papers to a KG (or replace changed ones, same id) "
+                                   "without a rebuild")
+    c.add_argument("inputs", nargs="+", type=Path, metavar="INPUT")
+    c.add_argument("--skip-invalid", action="store_true",
+                   help="keep valid records; write rejected ones to KG_DIR/rejects.jsonl")
+    add_arguments(c, BUILD_SETTINGS)
+
+    c = sub.add_parser("remove", help="remove papers from a KG by id, without a rebuild")
+    c.add_argument("ids", nargs="+", metavar="ID")
+    add_arguments(c, BUILD_SETTINGS)
+
+    c = sub.add_parser("demo", help="build the demo corpus (38 abstracts) into ./kg and show "
+                                    "what is in it")
+    c.add_argument("--data", type=Path, metavar="FOLDER",
+                   help="folder of seed .txt files (default: the 38 demo abstracts shipped "
+                        "with paperkg)")
     c.add_argument("--out", type=Path, default=Path("kg"), metavar="KG_DIR")
     add_arguments(c, BUILD_SETTINGS)
+
+    c = sub.add_parser("fetch", help="download OpenReview, arXiv or OpenAlex records as "
+                                     "JSON Lines for build (needs internet; resumable)")
+    c.add_argument("source", choices=("openreview", "arxiv", "openalex"))
+    c.add_argument("query", help="openreview: a venue id (ICLR.cc/2025/Conference); arxiv: "
+                                 "an API search_query (cat:cs.LG AND abs:graph); openalex: a "
+                                 "works filter (concepts.id:C154945302,publication_year:2024)")
+    c.add_argument("-o", "--output", type=Path, required=True, metavar="FILE.jsonl",
+                   help="where to write; a rerun continues an interrupted fetch")
+    c.add_argument("--from", dest="since", metavar="YYYY-MM-DD",
+                   help="arxiv: only papers submitted on or after this day")
+    c.add_argument("--base-url", help="another server speaking the same API (a mirror, "
+                                      "a replay, or api.openreview.net for API v1 venues)")
+    c.add_argument("--interval", type=float,
+                   help="seconds between requests (default: each source's documented limit)")
+    add_arguments(c, READ_SETTINGS)
 
     c = sub.add_parser("query", help="run a SPARQL query (standard prefixes are added)")
     c.add_argument("sparql", help="the query text, or - to read it from stdin, or @FILE")

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +53,30 @@ def _summary(manifest: dict[str, Any]) -> str:
             f"links, {c['triples']} triples ({manifest['build_seconds']} s)")
 
 
+def _demo_data() -> Path:
+    """The demo abstracts shipped inside the package (`paperkg/demo` is the repo's data/),
+    so `paperkg demo` works from any folder after any install."""
+    return Path(str(files("paperkg") / "demo"))
+
+
+def _check_inputs(paths: Sequence[Path]) -> None:
+    """Name a folder or a missing file before anything is read, with what to pass instead."""
+    for path in paths:
+        if path.is_dir():
+            inside = sorted(p.name for p in path.iterdir()
+                            if p.is_file() and not p.name.startswith("."))
+            offer = (f"{path}/*.txt" if any(n.endswith(".txt") for n in inside)
+                     else f"{path}/*")
+            listed = f" (inside: {', '.join(inside[:3])}{', …' if len(inside) > 3 else ''})"
+            raise UsageError(f"{path} is a directory; pass the files inside, e.g. "
+                             f"{offer}{listed if inside else ''}")
+        if not path.exists():
+            raise UsageError(f"{path}: no such file; give input files (seed .txt, "
+                             f".jsonl[.gz], …: paperkg build --help lists the formats)")
+
+
 def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
+    _check_inputs(args.inputs)
     manifest = build_kg(args.inputs, args.out, settings, skip_invalid=args.skip_invalid)
     print(f"built {args.out}: {_summary(manifest)}")
     if manifest["counts"]["rejected"]:
@@ -61,22 +85,57 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
-    from paperkg.read.questions import run_sparql, top_concepts
+def cmd_add(args: argparse.Namespace, settings: Settings) -> int:
+    from paperkg.build.update import update_kg
 
-    inputs = sorted(args.data.glob("*.txt"))
+    _check_inputs(args.inputs)
+    manifest = update_kg(settings.kg, add=args.inputs, settings=settings,
+                         skip_invalid=args.skip_invalid)
+    u = manifest["update"]
+    print(f"updated {settings.kg}: {u['added']} added, {u['changed']} changed; "
+          f"{_summary(manifest)}")
+    return 0
+
+
+def cmd_remove(args: argparse.Namespace, settings: Settings) -> int:
+    from paperkg.build.update import update_kg
+
+    manifest = update_kg(settings.kg, remove=args.ids, settings=settings)
+    print(f"updated {settings.kg}: {manifest['update']['removed']} removed; "
+          f"{_summary(manifest)}")
+    return 0
+
+
+def cmd_fetch(args: argparse.Namespace, settings: Settings) -> int:
+    from paperkg.build.sources.fetch import arxiv_query, fetch
+
+    query = arxiv_query(args.query, args.since) if args.source == "arxiv" else args.query
+    if args.since and args.source != "arxiv":
+        raise UsageError("--from applies to arxiv only (put dates into an OpenAlex filter)")
+    state = fetch(args.source, query, args.output, base_url=args.base_url,
+                  interval=args.interval)
+    print(f"wrote {args.output}: {state.records} records in {state.pages} page(s); build "
+          f"with: paperkg build {args.output} --out KG_DIR")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
+
+    data = args.data or _demo_data()
+    inputs = sorted(data.glob("*.txt"))
     if not inputs:
-        raise UsageError(f"{args.data}: no seed .txt files here (run from the repo root "
-                                f"or pass --data)")
+        raise UsageError(f"{data}: no seed .txt files here; pass --data FOLDER (a folder of "
+                         f"seed .txt files)")
     manifest = build_kg(inputs, args.out, settings)
     kg = open_kg(args.out)
     print(f"\nbuilt {args.out}: {_summary(manifest)}\n")
     print("Top concepts (papers mentioning each):")
-    print(format_table(["concept", "papers"], [(lab, n) for _, lab, n in top_concepts(kg, 12)]))
+    top = kg.reader().top_concepts(12)
+    print(format_table(["concept", "papers"], [(c.label, c.paper_count) for c in top]))
     print(f"\nExample query (paperkg query --kg {args.out} '...'):\n{DEMO_QUERY}\n")
-    res = run_sparql(kg, DEMO_QUERY)
+    res = kg.sparql(DEMO_QUERY)
     print(res.to_table())
-    ids = run_sparql(kg, 'SELECT ?id WHERE { ?p rdfs:label "DPC" ; dcterms:identifier ?id }')
+    ids = kg.sparql('SELECT ?id WHERE { ?p rdfs:label "DPC" ; dcterms:identifier ?id }')
     first = ids.rows[0][0] if ids.rows else None
     example = first.value if first is not None else "<paper-id>"
     print(f"\nNext: paperkg related {example} --kg {args.out}\n      paperkg concepts {example} "
@@ -88,23 +147,25 @@ def _read_query(text: str) -> str:
     if text == "-":
         return sys.stdin.read()
     if text.startswith("@"):
-        return Path(text[1:]).read_text(encoding="utf-8")
+        path = Path(text[1:])
+        if not path.is_file():
+            what = "is a directory" if path.is_dir() else "no such file"
+            raise UsageError(f"{path}: {what}; @FILE reads the query from a file (to pass "
+                             f"the query text itself, leave out the @)")
+        return path.read_text(encoding="utf-8")
     return text
 
 
 def cmd_query(args: argparse.Namespace, settings: Settings) -> int:
-    from paperkg.read.questions import run_sparql
-
-    res = run_sparql(open_kg(settings.kg), _read_query(args.sparql))
+    text = _read_query(args.sparql)
+    res = open_kg(settings.kg).sparql(text)
     out = {"table": res.to_table, "json": res.to_json, "csv": res.to_csv, "tsv": res.to_tsv}
     sys.stdout.write(out[args.format]().rstrip("\n") + "\n")
     return 0
 
 
 def cmd_related(args: argparse.Namespace, settings: Settings) -> int:
-    from paperkg.read.questions import related
-
-    rows = related(open_kg(settings.kg), args.paper_id, args.limit)
+    rows = open_kg(settings.kg).reader().related(args.paper_id, args.limit)
     if args.format == "json":
         _json([{"id": r.paper_id, "label": r.label, "score": r.score,
                 "shared": [{"concept": c, "weight": w} for c, w in r.shared]} for r in rows])
@@ -122,9 +183,7 @@ def cmd_related(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_concepts(args: argparse.Namespace, settings: Settings) -> int:
-    from paperkg.read.questions import concepts_of
-
-    links = concepts_of(open_kg(settings.kg), args.paper_id)
+    links = open_kg(settings.kg).reader().concepts_of(args.paper_id)
     if args.format == "json":
         _json([{"rank": c.rank, "concept": c.concept_id, "label": c.label, "score": c.score,
                 "type": c.kind, "role": c.role} for c in links])
@@ -136,9 +195,7 @@ def cmd_concepts(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_neighbours(args: argparse.Namespace, settings: Settings) -> int:
-    from paperkg.read.questions import neighbours
-
-    sub = neighbours(open_kg(settings.kg), args.node, args.depth, args.limit)
+    sub = open_kg(settings.kg).reader().neighbours(args.node, args.depth, args.limit).graph()
     nodes = [{"id": n, **d} for n, d in sub.nodes(data=True)]
     edges = [{"source": a, "target": b, **d} for a, b, d in sub.edges(data=True)]
     if args.format == "json":
@@ -168,6 +225,7 @@ def cmd_extract(args: argparse.Namespace, settings: Settings) -> int:
     from paperkg.build.pipeline import keyword_prior
     from paperkg.errors import IngestError
 
+    _check_inputs([args.input, *args.keywords_from])
     rep = Reporter()
     result = read_papers([args.input])
     if result.rejects and not args.skip_invalid:
@@ -182,7 +240,8 @@ def cmd_extract(args: argparse.Namespace, settings: Settings) -> int:
         teachers = learned.papers
     prior = keyword_prior(teachers, settings, rep)
     embedder = make_embedder(settings.embedder, settings.cache)
-    ext = ExtractSettings(top_n=settings.top_n, diversity=settings.diversity)
+    ext = ExtractSettings(top_n=settings.top_n, diversity=settings.diversity,
+                          extractor=settings.extractor)
     ranked = extract_concepts(result.papers, embedder, ext, rep.stage, prior)
     scheme = build_scheme(ranked, result.papers)
     rep.close()
@@ -204,9 +263,8 @@ def cmd_extract(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_view(args: argparse.Namespace, settings: Settings) -> int:
     """Write one view as a standalone HTML file (vis-network inlined: works offline)."""
-    from paperkg.read.questions import neighbours, resolve_node, run_sparql
     from paperkg.views import draw as views
-    from paperkg.views.page import render_page, store_lookup
+    from paperkg.views.page import render_page
 
     chosen = [x for x in (args.node, args.connect, args.sparql) if x]
     if len(chosen) != 1:
@@ -214,16 +272,16 @@ def cmd_view(args: argparse.Namespace, settings: Settings) -> int:
     if args.limit < 1:
         raise UsageError(f"--limit must be at least 1 (got {args.limit})")
     kg = open_kg(settings.kg)
+    reader = kg.reader()
     if args.connect:
-        a, b = (resolve_node(kg, x) for x in args.connect)
-        view = views.connect_view(kg.graph, a, b)
+        view = views.connect_view(reader.connection(*args.connect))
     elif args.sparql:
-        view = views.sparql_view(run_sparql(kg, _read_query(args.sparql)))
+        view = views.sparql_view(kg.sparql(_read_query(args.sparql)))
     else:
-        start = resolve_node(kg, args.node)
-        sub = neighbours(kg, start, args.depth, args.limit)
+        found = reader.neighbours(args.node, args.depth, args.limit)
+        start, sub = found.center, found.graph()
         view = views.neighbourhood_view(sub, start, args.depth, args.limit)
-    views.fill_labels(view.graph, store_lookup(kg.store))
+    views.fill_labels(view.graph, reader.labels)
     html = render_page(view, pages=args.link_base)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(html, encoding="utf-8")

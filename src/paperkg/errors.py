@@ -15,6 +15,7 @@ __all__ = [
     "KGNotFound",
     "QueryError",
     "QueryRefused",
+    "ResultTooLarge",
     "UnknownNode",
     "UsageError",
     "UserError",
@@ -54,6 +55,10 @@ class QueryError(UserError, ValueError):
 
 class QueryRefused(QueryError):
     """A well-formed request this store will not run (an update, or SERVICE)."""
+
+
+class ResultTooLarge(QueryError):
+    """An answer longer than the operator's row cap: refused whole, never cut silently."""
 
 
 class UnknownNode(UserError, LookupError):

@@ -10,6 +10,7 @@ is the one place that knows the layout.
       doc_vectors.npz each paper's abstract vector (for blended related papers)
       merges.jsonl    every merge decision with its reason
       rejects.jsonl   refused records with reasons (only with skip_invalid)
+      papers.jsonl.gz the papers it was built from (what `paperkg add`/`remove` recompute)
       export/         kg.ttl, kg.nt, kg.jsonld, kg.graphml (written on demand)
 """
 
@@ -30,6 +31,7 @@ __all__ = [
     "GRAPH",
     "MANIFEST",
     "MERGES",
+    "PAPERS",
     "REJECTS",
     "STORE",
     "load_graph",
@@ -43,6 +45,7 @@ GRAPH: Final = "graph.json.gz"
 DOC_VECTORS: Final = "doc_vectors.npz"
 MERGES: Final = "merges.jsonl"
 REJECTS: Final = "rejects.jsonl"
+PAPERS: Final = "papers.jsonl.gz"
 
 
 def _rebuild_hint(path: Path) -> str:

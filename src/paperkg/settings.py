@@ -45,18 +45,49 @@ class Settings:
         "concepts)", "build",
         choices=("minilm", "onnx", "static"),
     )
+    extractor: str = _opt(
+        "paperkg",
+        "how concepts are ranked: 'paperkg' (a logistic model over cosine, keyword prior and "
+        "position, then MMR) or 'keybert' (KeyBERT's own extract_keywords: cosine + MMR, on "
+        "paperkg's candidates with the same embedder)", "build", choices=("paperkg", "keybert"))
+    no_packaged_prior: bool = _opt(
+        False, "do not rank with the packaged ICLR 2025 keyword statistics when the input "
+        "has too few papers with author keywords (under 200) to learn its own", "build")
     top_n: int = _opt(10, "concepts kept per paper", "build")
     diversity: float = _opt(
         0.1, "MMR diversity, 0 (none) to 1 (most); 0.1 keeps near-duplicates apart at "
         "little cost to keyword F1 (bench/fit_ranker.py)", "build")
     no_cache: bool = _opt(False, "do not read or write the embedding cache", "build")
+    dask_scheduler: str = _opt(
+        "", "extract concepts on an existing Dask cluster: its scheduler's address, e.g. "
+        "tcp://10.0.0.5:8786 (workers need paperkg installed; see README, running at scale)",
+        "build")
+    workers: int = _opt(
+        0, "extract concepts on a local Dask cluster of this many worker processes, started "
+        "for this run on 127.0.0.1 (0: in this process)", "build")
+    input_format: str = _opt(
+        "auto", "format of the input files: auto (detected from content and extension) or "
+        "one of paperkg, seed, openreview, arxiv-oai, arxiv-atom, arxiv-snapshot, openalex, "
+        "s2, bibtex, ris, csv, tsv (paperkg.build.sources.FORMATS)", "build")
+    columns: str = _opt(
+        "", "CSV/TSV column names, e.g. 'id=PID,title=Title,decision=Decision' (fields: "
+        "id title abstract authors keywords year venue doi arxiv_id url subjects decision)",
+        "build")
     debug: bool = _opt(False, "show tracebacks on errors", "common")
     host: str = _opt("127.0.0.1", "address the HTTP service listens on", "serve")
     port: int = _opt(8000, "port the HTTP service listens on", "serve")
     deadline: float = _opt(
         10.0, "seconds a SPARQL query may run before it is stopped and answered with 503",
         "serve")
-    row_cap: int = _opt(10_000, "most rows (or triples) one SPARQL answer returns", "serve")
+    row_cap: int = _opt(
+        0, "most rows (or triples) one SPARQL answer may have; a longer answer is an error "
+        "unless the client asks for partial=true (0: no cap, answers stream whole)", "serve")
+    query_queue: int = _opt(
+        2, "SPARQL queries that may wait for a busy worker; more are answered 503 busy "
+        "with Retry-After at once", "serve")
+    query_memory_mb: int = _opt(
+        1024, "memory (MB) one SPARQL worker may take beyond what it holds at rest; a "
+        "query needing more is stopped with 507 (0: no ceiling)", "serve")
     query_workers: int = _opt(
         2, "worker processes answering SPARQL (a query past its deadline kills its worker)",
         "serve")
@@ -72,6 +103,11 @@ class Settings:
         if self.no_cache:
             return None
         return self.cache_dir or default_cache_dir()
+
+    @property
+    def on_cluster(self) -> bool:
+        """Per-paper extraction runs on Dask (`build.distributed`)."""
+        return bool(self.dask_scheduler or self.workers)
 
     def to_env(self) -> dict[str, str]:
         """The settings as PAPERKG_* variables: how worker processes receive them."""

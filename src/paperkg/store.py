@@ -9,30 +9,53 @@ from __future__ import annotations
 
 import io
 import os
-import re
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
 from types import TracebackType
-from typing import Final, Protocol, runtime_checkable
+from typing import Any, BinaryIO, Final, Protocol, runtime_checkable
 
 import pyoxigraph as ox
 from rdflib.term import BNode, Literal, Node, URIRef
 
-from paperkg.errors import KGNotFound, QueryError, QueryRefused, UsageError
-from paperkg.results import QueryResult, Term
+from paperkg.errors import KGNotFound, QueryError, ResultTooLarge, UsageError
+from paperkg.results import QueryKind, QueryResult, Term
+from paperkg.screen import screen
 from paperkg.vocab import PREFIXES
 
 __all__ = [
-        "RDF_EXPORTS",
+    "GRAPH_FORMATS",
+    "RDF_EXPORTS",
+    "RESULT_FORMATS",
+    "Answer",
+    "Dataset",
     "OxigraphStore",
     "QueryResult",
     "Store",
     "Term",
+    "Written",
+    "graph_bytes",
     "ntriples_stream",
 ]
 
 #: RDF serialisations a store exports, by file extension (Oxigraph's own serialisers).
+#: SPARQL results formats (SELECT, ASK) Oxigraph writes, by the name clients use.
+RESULT_FORMATS: Final = {
+    "json": ox.QueryResultsFormat.JSON,
+    "xml": ox.QueryResultsFormat.XML,
+    "csv": ox.QueryResultsFormat.CSV,
+    "tsv": ox.QueryResultsFormat.TSV,
+}
+#: RDF formats a CONSTRUCT / DESCRIBE answer is written in (Oxigraph's serialisers).
+GRAPH_FORMATS: Final = {
+    "ttl": ox.RdfFormat.TURTLE,
+    "nt": ox.RdfFormat.N_TRIPLES,
+    "jsonld": ox.RdfFormat.JSON_LD,
+    "rdfxml": ox.RdfFormat.RDF_XML,
+    "nq": ox.RdfFormat.N_QUADS,
+    "trig": ox.RdfFormat.TRIG,
+}
 RDF_EXPORTS: Final = {
     "ttl": ox.RdfFormat.TURTLE,
     "nt": ox.RdfFormat.N_TRIPLES,
@@ -53,40 +76,6 @@ class Store(Protocol):
     def triple_count(self) -> int: ...
 
     def close(self) -> None: ...
-
-
-# ---------------------------------------------------------------- query screening
-
-_UNICODE_ESCAPE = re.compile(r"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
-_OPAQUE = re.compile(  # tokens whose content is not SPARQL keywords
-    r'"""(?:[^"\\]|\\.|"(?!""))*"""'
-    r"|'''(?:[^'\\]|\\.|'(?!''))*'''"
-    r'|"(?:[^"\\\n]|\\.)*"'
-    r"|'(?:[^'\\\n]|\\.)*'"
-    r'|<[^<>"{}|^`\\\s]*>'
-    r"|#[^\n]*",
-    re.DOTALL,
-)
-_KEYWORD = re.compile(
-    r"(?<![\w?$:.-])(SELECT|ASK|CONSTRUCT|DESCRIBE|INSERT|DELETE|LOAD|CLEAR|CREATE|DROP"
-    r"|COPY|MOVE|ADD|WITH|SERVICE)(?![\w:-])",
-    re.IGNORECASE,
-)
-_READ_FORMS: Final = frozenset({"SELECT", "ASK", "CONSTRUCT", "DESCRIBE"})
-
-
-def _screen(sparql: str, allow_service: bool) -> None:
-    """Refuse updates and SERVICE before parsing: pyoxigraph would call an update a
-    syntax error ("expected CONSTRUCT"), and would run SERVICE as an HTTP request."""
-    text = _UNICODE_ESCAPE.sub(lambda m: chr(int(m[1] or m[2], 16)), sparql)
-    keywords = [k.upper() for k in _KEYWORD.findall(_OPAQUE.sub(" ", text))]
-    if keywords and keywords[0] not in _READ_FORMS:
-        raise QueryRefused(
-            f"{keywords[0]} is a SPARQL update: this store only answers SELECT, ASK, "
-            "CONSTRUCT and DESCRIBE queries"
-        )
-    if "SERVICE" in keywords and not allow_service:
-        raise QueryRefused("SERVICE (federated query) is disabled for this store")
 
 
 # ---------------------------------------------------------------- term conversion
@@ -178,9 +167,115 @@ class _ChunkReader(io.RawIOBase):
 # ---------------------------------------------------------------- Oxigraph
 
 
-def _cap(max_rows: int | None) -> int | None:
-    """Read one row past the cap, so a cut answer can be told from an exact fit."""
-    return None if max_rows is None else max_rows + 1
+@dataclass(frozen=True, slots=True)
+class Dataset:
+    """An RDF dataset named by a request (default-graph-uri / named-graph-uri)."""
+
+    default: tuple[str, ...] = ()
+    named: tuple[str, ...] = ()
+
+
+def _graph_name(iri: str) -> ox.NamedNode:
+    try:
+        return ox.NamedNode(iri)
+    except ValueError as err:
+        raise QueryError(f"graph name {iri!r} is not an absolute IRI ({err})") from None
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """What `Answer.write` wrote: the row count when it counted them, and whether the
+    client's explicit request for a partial answer cut it."""
+
+    rows: int | None
+    truncated: bool = False
+
+
+class Answer:
+    """An evaluated query whose answer has not been read yet (read it once)."""
+
+    def __init__(self, inner: ox.QueryBoolean | ox.QuerySolutions | ox.QueryTriples) -> None:
+        self._inner = inner
+        self.kind: QueryKind = ("ask" if isinstance(inner, ox.QueryBoolean) else
+                                "select" if isinstance(inner, ox.QuerySolutions) else "graph")
+
+    def result(self, max_rows: int | None = None) -> QueryResult:
+        """The answer as plain terms; at most `max_rows` rows, `truncated` if cut."""
+        inner = self._inner
+        if isinstance(inner, ox.QueryBoolean):
+            return QueryResult("ask", boolean=bool(inner))
+        cap = None if max_rows is None else max_rows + 1  # one past: cut or exact fit?
+        if isinstance(inner, ox.QuerySolutions):
+            names = [v.value for v in inner.variables]
+            width = range(len(names))
+            rows = [tuple(_term(solution[i]) for i in width) for solution in islice(inner, cap)]
+            cut = max_rows is not None and len(rows) > max_rows
+            return QueryResult("select", variables=names, rows=rows[:max_rows], truncated=cut)
+        triples = [(_required(t.subject), _required(t.predicate), _required(t.object))
+                   for t in islice(inner, cap)]
+        cut = max_rows is not None and len(triples) > max_rows
+        return QueryResult("graph", triples=triples[:max_rows], truncated=cut)
+
+    def write(self, fmt: str, out: BinaryIO, row_cap: int | None = None,
+              partial: bool = False) -> Written:
+        """Serialise the answer into `out` with Oxigraph's writers, streaming.
+
+        Without `row_cap` the whole answer streams out. With one, at most that many rows
+        are read first: more is ResultTooLarge (nothing written), unless `partial` asks
+        for the first `row_cap` rows (then `truncated` says so).
+        """
+        inner = self._inner
+        formats = GRAPH_FORMATS if self.kind == "graph" else RESULT_FORMATS
+        if fmt not in formats:
+            raise UsageError(f"cannot write a {self.kind} answer as {fmt!r}; choose one of "
+                             f"{list(formats)}")
+        if isinstance(inner, ox.QueryBoolean):
+            inner.serialize(out, RESULT_FORMATS[fmt])
+            return Written(1)
+        if row_cap is None:
+            if isinstance(inner, ox.QuerySolutions):
+                inner.serialize(out, RESULT_FORMATS[fmt])
+            else:
+                _write_graph(inner, fmt, out)
+            return Written(None)
+        if isinstance(inner, ox.QuerySolutions):
+            table = self.result(row_cap)
+            _check_cap(table.truncated, row_cap, partial)
+            out.write(table.serialize(fmt).encode("utf-8"))
+            return Written(len(table), table.truncated)
+        triples = list(islice(inner, row_cap + 1))
+        cut = len(triples) > row_cap
+        _check_cap(cut, row_cap, partial)
+        _write_graph(triples[:row_cap], fmt, out)
+        return Written(min(len(triples), row_cap), cut)
+
+
+def _check_cap(cut: bool, row_cap: int, partial: bool) -> None:
+    if cut and not partial:
+        raise ResultTooLarge(
+            f"the answer has more than {row_cap} rows, this server's row cap; narrow the "
+            "query (LIMIT, OFFSET to page, more specific patterns), or ask explicitly for "
+            f"the first {row_cap} rows only with partial=true")
+
+
+def _write_graph(triples: Iterable[ox.Triple], fmt: str, out: BinaryIO) -> None:
+    rdf = GRAPH_FORMATS[fmt]
+    items: Iterable[ox.Triple] | Iterable[ox.Quad] = triples
+    if rdf.supports_datasets:  # N-Quads, TriG: the triples in the default graph
+        items = (ox.Quad(t.subject, t.predicate, t.object) for t in triples)
+    prefixes = PREFIXES if rdf in (ox.RdfFormat.TURTLE, ox.RdfFormat.TRIG) else None
+    ox.serialize(items, out, rdf, prefixes=prefixes)
+
+
+def graph_bytes(result: QueryResult, fmt: str) -> bytes:
+    """A small graph built in Python (a QueryResult of kind "graph") in one of
+    GRAPH_FORMATS, written by Oxigraph like every query answer."""
+    if fmt not in GRAPH_FORMATS:
+        raise UsageError(f"cannot write a graph as {fmt!r}; choose one of {list(GRAPH_FORMATS)}")
+    triples = ox.parse(result.to_ntriples().encode("utf-8"), ox.RdfFormat.N_TRIPLES)
+    out = io.BytesIO()
+    _write_graph((q.triple for q in triples), fmt, out)
+    return out.getvalue()
 
 
 class OxigraphStore:
@@ -224,30 +319,37 @@ class OxigraphStore:
             raise RuntimeError(f"the store at {self.path} is closed")
         return self._inner
 
-    def query(self, sparql: str, max_rows: int | None = None) -> QueryResult:
-        """Run a read query over the default graph (union of all graphs).
+    def query(self, sparql: str, max_rows: int | None = None,
+              dataset: Dataset | None = None, base_iri: str | None = None) -> QueryResult:
+        """Run a read query and read its whole answer (see `evaluate` for the dataset).
 
         With `max_rows`, stop reading after that many rows/triples (Oxigraph streams
         solutions, so a huge answer is never built) and mark the result `truncated`.
         """
-        _screen(sparql, self.allow_service)
+        return self.evaluate(sparql, dataset, base_iri).result(max_rows)
+
+    def evaluate(self, sparql: str, dataset: Dataset | None = None,
+                 base_iri: str | None = None) -> Answer:
+        """Start a read query; its answer is read once, as a QueryResult or written out.
+
+        The dataset is the protocol's `dataset` if it names graphs, else the query's own
+        FROM / FROM NAMED, else the union of every graph in the store. Relative IRIs in
+        the query resolve against `base_iri`.
+        """
+        screened = screen(sparql, self.allow_service)
+        options: dict[str, Any] = {"base_iri": base_iri}
+        if dataset is not None and (dataset.default or dataset.named):
+            options["default_graph"] = [_graph_name(g) for g in dataset.default]
+            options["named_graphs"] = [_graph_name(g) for g in dataset.named]
+        elif not screened.has_dataset:
+            options["use_default_graph_as_union"] = True
         try:
-            answer = self._store.query(sparql, use_default_graph_as_union=True)
+            answer = self._store.query(sparql, **options)
         except SyntaxError as err:
             raise QueryError(f"SPARQL syntax error: {err}") from err
-        if isinstance(answer, ox.QueryBoolean):
-            return QueryResult("ask", boolean=bool(answer))
-        if isinstance(answer, ox.QuerySolutions):
-            names = [v.value for v in answer.variables]
-            width = range(len(names))
-            rows = [tuple(_term(solution[i]) for i in width)
-                    for solution in islice(answer, _cap(max_rows))]
-            cut = max_rows is not None and len(rows) > max_rows
-            return QueryResult("select", variables=names, rows=rows[:max_rows], truncated=cut)
-        triples = [(_required(t.subject), _required(t.predicate), _required(t.object))
-                   for t in islice(answer, _cap(max_rows))]
-        cut = max_rows is not None and len(triples) > max_rows
-        return QueryResult("graph", triples=triples[:max_rows], truncated=cut)
+        except ValueError as err:  # a base IRI or graph name pyoxigraph cannot use
+            raise QueryError(str(err)) from err
+        return Answer(answer)
 
     def triple_count(self) -> int:
         return len(self._store)

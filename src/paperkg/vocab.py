@@ -44,6 +44,8 @@ __all__ = [
     "author_slug",
     "concept_iri",
     "decision_iri",
+    "decode_id",
+    "encode_id",
     "extractor_iri",
     "iri_id",
     "iri_of",
@@ -54,6 +56,9 @@ __all__ = [
     "paper_iri",
     "parameter_iri",
     "parse_iri",
+    "record_iri",
+    "venue_iri",
+    "slugify",
 ]
 
 BASE: Final = "https://w3id.org/paperkg/"
@@ -95,6 +100,7 @@ PREFIXES: Final[dict[str, str]] = {
     "concept": BASE + "concept/",
     "author": BASE + "author/",
     "topic": BASE + "topic/",
+    "venue": BASE + "venue/",
 }
 
 #: The PREFIX lines every example query starts with.
@@ -108,10 +114,28 @@ _PARSE = re.compile(re.escape(BASE) + r"(paper|concept|author)/([^/#?]+)")
 
 
 def _segment(value: str, what: str) -> str:
-    """One IRI path segment: refuse empties (they would collide), %-encode the rest."""
+    """One IRI path segment: refuse empties (they would collide), %-encode the rest.
+
+    `/`, `?`, `#`, `%`, spaces and non-ASCII are %-encoded (UTF-8), so a DOI or an old
+    arXiv id (`hep-th/9901001`) stays one segment. A segment of dots only (`.`, `..`)
+    would be resolved away by browsers and URL libraries, so its dots become `%2E`.
+    `unquote` reverses both: `parse_iri(paper_iri(x)) == ("paper", x)` for every id.
+    """
     if not value:
         raise ValueError(f"empty {what} id: cannot mint an IRI")
+    if value.strip(".") == "":
+        return "%2E" * len(value)
     return quote(value, safe=_SAFE)
+
+
+def encode_id(value: str) -> str:
+    """An id as one URL path segment (the IRI's last part, also for page links)."""
+    return _segment(value, "node")
+
+
+def decode_id(segment: str) -> str:
+    """The inverse of `encode_id`."""
+    return unquote(segment)
 
 
 def paper_iri(paper_id: str) -> URIRef:
@@ -134,6 +158,18 @@ def mention_iri(paper_id: str, rank: int) -> URIRef:
     if rank < 1:
         raise ValueError(f"mention rank must be >= 1, got {rank}")
     return URIRef(f"{paper_iri(paper_id)}/mention/{rank}")
+
+
+def venue_iri(name: str) -> URIRef:
+    """`{BASE}venue/{name}` — a venue in one year ("ICLR 2025"), as `venue_name` spells it."""
+    return URIRef(f"{BASE}venue/{_segment(name, 'venue')}")
+
+
+def record_iri(paper_id: str, n: int) -> URIRef:
+    """`{BASE}paper/{id}/source/{n}` — the n-th source record merged into a paper."""
+    if n < 1:
+        raise ValueError(f"source record number must be >= 1, got {n}")
+    return URIRef(f"{paper_iri(paper_id)}/source/{n}")
 
 
 def topic_iri(topic_id: str) -> URIRef:
@@ -169,7 +205,14 @@ def parse_iri(iri: str) -> tuple[IriKind, str] | None:
     if match is None:
         return None
     kind: IriKind = match.group(1)  # type: ignore[assignment]
-    return kind, unquote(match.group(2))
+    return kind, decode_id(match.group(2))
+
+
+def slugify(text: str) -> str:
+    """A concept's IRI slug from its label: lower-case ascii letters, digits and single
+    hyphens ("Graph Neural Network" → "graph-neural-network")."""
+    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return slug or "concept"
 
 
 def node_key(kind: str, ident: str) -> str:

@@ -23,8 +23,12 @@ from dataclasses import dataclass, field, replace
 from paperkg.build.hierarchy import Topic, broader_of, topics
 from paperkg.build.ingest import Paper
 from paperkg.build.kinds import paper_roles, vote_kind
+from paperkg.build.labels import NameEvidence, preferred_label
+from paperkg.build.lexicon import is_acronym
 from paperkg.build.terms import Abbreviation, abbreviations, term_key
-from paperkg.build.text import document_text
+from paperkg.build.text import clean_text, document_text
+from paperkg.build.variants import compact, variant_targets
+from paperkg.vocab import slugify
 
 __all__ = ["Concept", "ConceptScheme", "Mention", "Merge", "build_scheme", "concept_key",
            "slugify"]
@@ -79,21 +83,11 @@ class ConceptScheme:
     topics: list[Topic] = field(default_factory=list)
 
 
-def slugify(text: str) -> str:
-    """An IRI-safe slug: lower-case ascii letters, digits and single hyphens."""
-    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-    return slug or "concept"
+def _has_acronym(surface: str) -> bool:
+    return any(is_acronym(w) for w in surface.split())
 
 
-def _acronym_like(surface: str) -> bool:
-    return sum(c.isupper() for c in surface) >= 2 or (
-        surface[:1].isupper() and any(c.isdigit() for c in surface))
-
-
-def _compact(key: str) -> str:
-    """A key without spaces: "multi modal" and "multimodal", "fine tuning" and
-    "finetuning" are one term written apart or together."""
-    return key.replace(" ", "")
+_compact = compact
 
 
 class _Resolver:
@@ -124,7 +118,7 @@ class _Resolver:
 
     def resolve(self, paper_id: str, surface: str) -> tuple[str, Merge | None]:
         key = term_key(surface)
-        if not _acronym_like(surface):
+        if not _has_acronym(surface):
             return key, None
         local = self.local.get(paper_id, {}).get(key)
         if local is not None:
@@ -160,18 +154,21 @@ class _Resolver:
                      self.example[(short, _compact(target))])
 
 
-def _merge_spacing(
+def _merge_variants(
     linked: dict[str, list[tuple[str, str, float, str, Merge | None]]],
 ) -> None:
-    """Give keys that differ only in spacing ("multi modal" / "multimodal") one key: the
-    most used one."""
+    """Give keys that name one term one key (`variants`): spacing, a coined name's case,
+    a head noun after a name, a typo. The last two say why in their merge record."""
     used = Counter(row[0] for rows in linked.values() for row in rows)
-    best: dict[str, str] = {}
-    for key in sorted(used, key=lambda k: (-used[k], k)):
-        best.setdefault(_compact(key), key)
+    targets = variant_targets(used)
     for pid, rows in linked.items():
-        linked[pid] = [(best[_compact(k)], phrase, score, role, why)
-                       for k, phrase, score, role, why in rows]
+        out = []
+        for k, phrase, score, role, why in rows:
+            target, reason = targets.get(k, (k, ""))
+            if target != k and why is None and not reason.startswith("the same term"):
+                why = Merge(phrase, "", "variant", f"{phrase!r} is {target!r}: {reason}", pid)
+            out.append((target, phrase, score, role, why))
+        linked[pid] = out
 
 
 def build_scheme(
@@ -187,6 +184,7 @@ def build_scheme(
     defs = {pid: abbreviations(t) for pid, t in texts.items()}
     roles = {pid: paper_roles(t, defs[pid]) for pid, t in texts.items()}
     resolver = _Resolver(defs)
+    names = NameEvidence({p.id: clean_text(p.abstract) for p in papers})
 
     linked: dict[str, list[tuple[str, str, float, str, Merge | None]]] = {}
     for paper_id, phrases in extracted.items():
@@ -201,7 +199,7 @@ def build_scheme(
             if key:
                 out.append((key, phrase, score, role, why))
         linked[paper_id] = out
-    _merge_spacing(linked)
+    _merge_variants(linked)
 
     surfaces: dict[str, Counter[str]] = defaultdict(Counter)
     papers_of: dict[str, set[str]] = defaultdict(set)
@@ -235,12 +233,12 @@ def build_scheme(
     merges: list[Merge] = []
     for key, cid in id_of_key.items():
         forms = surfaces[key]
-        pref = _preferred(forms, used_labels)
+        pref = preferred_label(forms, used_labels, names, papers_of[key])
         spelled = resolver.long_form.get(key)
-        if _acronym_like(pref) and len(pref.split()) == 1 and spelled and (
-                spelled.lower() not in used_labels):
+        if is_acronym(pref) and len(pref.split()) == 1 and spelled and (
+                spelled not in used_labels):
             pref = spelled  # a concept only ever written as "LLM" is named by its long form
-        used_labels.add(pref.lower())
+        used_labels.add(pref)
         count = len(papers_of[key])
         parent = parents.get(key)
         concepts[cid] = Concept(
@@ -308,18 +306,3 @@ def _add_defined_short_forms(
 def _next_slug(cid: str) -> str:
     m = re.fullmatch(r"(.*)-(\d+)", cid)
     return f"{m.group(1)}-{int(m.group(2)) + 1}" if m else f"{cid}-2"
-
-
-def _preferred(forms: Counter[str], taken: set[str]) -> str:
-    """The most readable common form: spelled out before an acronym, lower case before
-    Title Case (unless lower case is under a quarter of the uses), then the most frequent,
-    then the shorter; never a label another concept took."""
-    top = max(forms.values())
-    order = sorted(forms, key=lambda f: (
-        _acronym_like(f) and len(f.split()) == 1,       # spelled out before an acronym
-        not (f == f.lower() and 4 * forms[f] >= top),   # lower case unless rare
-        -forms[f], len(f), f))
-    for form in order:
-        if form.lower() not in taken:
-            return form
-    return f"{order[0]} ({len(taken)})"

@@ -12,9 +12,12 @@ Models load lazily, once per process; nothing is downloaded.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import shutil
 import sys
 import threading
+import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -90,13 +93,21 @@ class MiniLMEmbedder:
         return _load_once("minilm", load)
 
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+        """Texts of equal token count share a batch: with no padding, a text's vector never
+        depends on its batch-mates (padded batches shift it by ~1e-7, enough to flip a
+        float16-cached value or a rounded score), so any split of the work, on any number
+        of processes, gives the same vectors."""
         if not texts:
             return np.zeros((0, 384), dtype=np.float32)
         model = self._model()
-        order = np.argsort([len(t) for t in texts], kind="stable")
+        lengths = [len(ids) for ids in model.tokenizer(
+            list(texts), truncation=True, max_length=model.max_seq_length)["input_ids"]]
+        order = np.argsort(lengths, kind="stable")
+        bounds = np.flatnonzero(np.diff(np.asarray(lengths)[order])) + 1
+        batches = [b[i : i + self.batch_size] for b in np.split(order, bounds)
+                   for i in range(0, len(b), self.batch_size)]
         out = np.zeros((len(texts), 384), dtype=np.float32)
-        for start in range(0, len(texts), self.batch_size):
-            idx = order[start : start + self.batch_size]
+        for idx in batches:
             out[idx] = model.encode(
                 [texts[i] for i in idx], batch_size=self.batch_size, show_progress_bar=False,
                 convert_to_numpy=True,
@@ -127,9 +138,16 @@ class StaticEmbedder:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             from model2vec import StaticModel
 
+            if _damaged_model(target):
+                print(f"warning: {target}: the distilled model is damaged; distilling it "
+                      "again", file=sys.stderr)
+                shutil.rmtree(target, ignore_errors=True)
             if not (target / "model.safetensors").is_file():
                 self._distill(target)
-            return StaticModel.from_pretrained(str(target))
+            model = StaticModel.from_pretrained(str(target))
+            if not (target / _MODEL_SUMS).is_file():  # made before sums were kept: trust it
+                _write_model_sums(target)
+            return model
 
         return _load_once(f"static:{target}", load)
 
@@ -146,6 +164,7 @@ class StaticEmbedder:
         model = distill(model_name=model_path(), pca_dims=self.pca_dims, device="cpu")
         tmp = target.with_name(target.name + ".tmp")
         model.save_pretrained(str(tmp))
+        _write_model_sums(tmp)
         tmp.replace(target)
 
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
@@ -188,8 +207,10 @@ class CachedEmbedder:
         if self._index is None:
             self._index = {}
             for path in sorted(self.dir.glob("shard-*.npz")) if self.dir.is_dir() else []:
-                with np.load(path) as data:
-                    keys, vecs = data["keys"], data["vecs"]
+                loaded = _read_shard(path)
+                if loaded is None:
+                    continue
+                keys, vecs = loaded
                 shard = len(self._shards)
                 self._shards.append(vecs)
                 for row, key in enumerate(keys):
@@ -228,6 +249,47 @@ class CachedEmbedder:
         self._shards.append(vecs)
         for row, key in enumerate(keys):
             self._index[key] = (shard, row)
+
+
+_MODEL_SUMS = "paperkg.sha256.json"
+
+
+def _model_sums(target: Path) -> dict[str, str]:
+    return {f.name: hashlib.sha256(f.read_bytes()).hexdigest()
+            for f in sorted(target.iterdir()) if f.is_file() and f.name != _MODEL_SUMS}
+
+
+def _write_model_sums(target: Path) -> None:
+    (target / _MODEL_SUMS).write_text(json.dumps(_model_sums(target), indent=1) + "\n")
+
+
+def _damaged_model(target: Path) -> bool:
+    """True when the distilled model's files differ from the checksums kept at distilling
+    (a cut-short copy, a disk error): it is distilled again instead of failing to load."""
+    sums = target / _MODEL_SUMS
+    if not sums.is_file():
+        return False
+    try:
+        return bool(json.loads(sums.read_text()) != _model_sums(target))
+    except (OSError, ValueError):
+        return True
+
+
+def _read_shard(path: Path) -> tuple[np.ndarray, np.ndarray] | None:
+    """(keys, vectors) of a cache shard; a damaged one is removed with a warning (its texts
+    are embedded again), never trusted and never a traceback."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            keys, vecs = data["keys"], data["vecs"]
+        if (keys.dtype != np.dtype("S12") or vecs.dtype != np.float16 or vecs.ndim != 2
+                or len(keys) != len(vecs) or not np.isfinite(vecs).all()):
+            raise ValueError("unexpected keys or vectors")
+    except (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile) as err:
+        print(f"warning: {path}: damaged embedding cache shard ({err}); removed, its texts "
+              "are embedded again", file=sys.stderr)
+        path.unlink(missing_ok=True)
+        return None
+    return keys, vecs
 
 
 EMBEDDERS = ("minilm", "onnx", "static")

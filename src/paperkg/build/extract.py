@@ -17,11 +17,11 @@ which the static embedder does not need.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -43,30 +43,37 @@ from paperkg.build.text import (
 __all__ = [
     "FEATURES",
     "ExtractSettings",
-    "ExtractionCache",
     "ExtractorInfo",
     "CorpusShare",
     "candidate_features",
     "document_text",
     "extract_concepts",
     "mmr",
+    "nested_pairs",
     "select",
 ]
 
-EXTRACTOR_VERSION = "3"
+EXTRACTOR_VERSION = "4"
 
 Ranked = list[tuple[str, float]]
 StageProgress = Callable[[str, int], Callable[[int], None]]
 
 FEATURES = ("cosine", "keyphraseness", "keyword_papers", "first_position", "in_title",
             "log_count", "defined", "words", "corpus_share")
-# Fitted by bench/fit_ranker.py (logistic regression on the candidates of 600 ICLR 2025
-# papers outside the keyword benchmark's sample; their own keywords left out of the prior).
-DEFAULT_WEIGHTS = (4.003, 0.415, 0.498, -0.492, 0.874, 0.429, 0.479, -0.336, -0.523)
-DEFAULT_BIAS = -5.858
-# The same fit without the prior's features: for a corpus without author keywords.
-NO_PRIOR_WEIGHTS = (5.578, 0.0, 0.0, -0.763, 1.065, 0.561, 1.456, -0.275, 0.082)
-NO_PRIOR_BIAS = -4.47
+# Fitted by bench/fit_ranker.py per embedder family ("minilm": the transformer, in
+# sentence-transformers or ONNX; "static": its model2vec distillation), with the keyword
+# prior's features and without them, on ICLR 2025 papers outside the benchmark's sample.
+RANKER = Path(__file__).parent / "data" / "ranker.json"
+EXTRACTORS = ("paperkg", "keybert")
+
+
+@cache
+def fitted_ranker(embedder: str, with_prior: bool) -> tuple[tuple[float, ...], float]:
+    """(weights, bias) fitted for this embedder, with or without a keyword prior."""
+    table = json.loads(RANKER.read_text(encoding="utf-8"))
+    family = "static" if "static" in embedder else "minilm"
+    row = table[family]["prior" if with_prior else "no_prior"]
+    return tuple(float(w) for w in row["weights"]), float(row["bias"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,37 +94,50 @@ class ExtractSettings:
     diversity: float = 0.1
     nr_candidates: int = 40
     max_words: int = MAX_WORDS
-    weights: tuple[float, ...] = DEFAULT_WEIGHTS
-    bias: float = DEFAULT_BIAS
-    no_prior_weights: tuple[float, ...] = NO_PRIOR_WEIGHTS
-    no_prior_bias: float = NO_PRIOR_BIAS
+    extractor: str = "paperkg"  # or "keybert": KeyBERT's own cosine + MMR on our candidates
+    weights: tuple[float, ...] | None = None  # None: fitted for the embedder (RANKER)
+    bias: float | None = None
+    no_prior_weights: tuple[float, ...] | None = None
+    no_prior_bias: float | None = None
 
-    def model(self, prior: KeywordPrior | None) -> tuple[tuple[float, ...], float]:
+    def model(self, prior: KeywordPrior | None, embedder: str = "all-MiniLM-L6-v2",
+              ) -> tuple[tuple[float, ...], float]:
         """(weights, bias) of the ranking model: with or without a keyword prior."""
-        return (self.weights, self.bias) if prior else (self.no_prior_weights,
-                                                        self.no_prior_bias)
+        given = (self.weights, self.bias) if prior else (self.no_prior_weights,
+                                                         self.no_prior_bias)
+        if given[0] is not None and given[1] is not None:
+            return given[0], given[1]
+        return fitted_ranker(embedder, bool(prior))
 
     def info(self, model: str, prior: KeywordPrior | None = None) -> ExtractorInfo:
-        weights, bias = self.model(prior)
         params: dict[str, str | int | float] = {
-            "top_n": self.top_n, "diversity": self.diversity,
-            "nr_candidates": self.nr_candidates, "max_words": self.max_words,
-            "bias": bias,
+            "top_n": self.top_n, "diversity": self.diversity, "max_words": self.max_words,
         }
-        params.update({f"w_{name}": w for name, w in zip(FEATURES, weights, strict=True)})
         params["code"] = code_fingerprint()  # candidates and keys: a code change re-extracts
+        if self.extractor == "keybert":
+            from importlib.metadata import version
+
+            return ExtractorInfo("keybert", model, version("keybert"), params)
+        weights, bias = self.model(prior, model)
+        params.update({"nr_candidates": self.nr_candidates, "bias": bias})
+        params.update({f"w_{name}": w for name, w in zip(FEATURES, weights, strict=True)})
         if prior:
-            params["keyword_prior"] = f"{prior.papers} papers, {prior.fingerprint()}"
+            params["keyword_prior"] = (f"{prior.source}: {prior.papers} papers, "
+                                       f"{prior.fingerprint()}")
         return ExtractorInfo("paperkg-keyphrase", model, EXTRACTOR_VERSION, params)
 
 
 def mmr(
     doc: np.ndarray, words: np.ndarray, top_n: int, diversity: float,
-    relevance: np.ndarray | None = None,
+    relevance: np.ndarray | None = None, nested: np.ndarray | None = None,
+    max_nested: int = 1,
 ) -> list[tuple[int, float]]:
     """Maximal Marginal Relevance over unit vectors: (index, relevance), best first.
 
     Relevance is the cosine to `doc` unless given (paperkg passes its keyword probability).
+    `nested[i, j]` marks phrases one of which contains the other's words ("model fusion" /
+    "deep model fusion techniques"): at most `max_nested` picks may be nested in an earlier
+    one. Without `nested` this is KeyBERT's `keybert._mmr.mmr`.
     """
     if len(words) == 0:
         return []
@@ -128,15 +148,34 @@ def mmr(
     best_sim = pairwise[:, chosen[0]].copy()
     remaining = np.ones(len(words), dtype=bool)
     remaining[chosen[0]] = False
+    allowance = max_nested
     for _ in range(min(top_n, len(words)) - 1):
         score = (1 - diversity) * relevance - diversity * best_sim
         score[~remaining] = -np.inf
+        if nested is not None and allowance <= 0:
+            score[nested[:, chosen].any(axis=1)] = -np.inf
+        if not np.isfinite(score).any():
+            break
         pick = int(np.argmax(score))
+        if nested is not None and nested[pick, chosen].any():
+            allowance -= 1
         chosen.append(pick)
         remaining[pick] = False
         best_sim = np.maximum(best_sim, pairwise[:, pick])
     ranked = sorted(chosen, key=lambda i: -relevance[i])
     return [(i, round(float(relevance[i]), 4)) for i in ranked]
+
+
+def nested_pairs(keys: Sequence[str]) -> np.ndarray:
+    """`nested[i, j]`: the words of one key are all words of the other."""
+    sets = [frozenset(k.split()) for k in keys]
+    n = len(sets)
+    out = np.zeros((n, n), dtype=bool)
+    for i in range(n):
+        for j in range(i + 1, n):
+            if sets[i] <= sets[j] or sets[j] <= sets[i]:
+                out[i, j] = out[j, i] = True
+    return out
 
 
 class CorpusShare:
@@ -148,6 +187,13 @@ class CorpusShare:
         self.df: Counter[str] = Counter()
         for cs in cands:
             self.df.update({term_key(c.text) for c in cs})
+
+    @classmethod
+    def from_counts(cls, df: Counter[str], papers: int) -> CorpusShare:
+        """The share over a whole corpus from its counts (`build.corpus.corpus_share`)."""
+        share = cls(())
+        share.df, share.papers = df, max(papers, 1)
+        return share
 
     def log_share(self, key: str) -> float:
         return float(np.log((self.df[key] + 1) / (self.papers + 1)))
@@ -183,11 +229,15 @@ def extract_concepts(
     settings: ExtractSettings = ExtractSettings(),
     progress: StageProgress | None = None,
     prior: KeywordPrior | None = None,
+    share: CorpusShare | None = None,
 ) -> dict[str, Ranked]:
-    """Ranked (phrase, probability) lists per paper id, best first."""
+    """Ranked (phrase, probability) lists per paper id, best first. `share` is the corpus
+    share over the whole corpus; without it, over `papers` (then they must be the corpus)."""
     docs = [document_text(p) for p in papers]
     known = prior.known() if prior else None
     cands = _all_candidates(docs, settings.max_words, known, progress)
+    if prior:  # a word alone that authors of the field seldom choose is not a concept
+        cands = [[c for c in cs if not prior.too_generic(c.text)] for cs in cands]
     vocab = sorted({c.text.lower() for cs in cands for c in cs})
     row_of = {phrase: i for i, phrase in enumerate(vocab)}
 
@@ -195,10 +245,15 @@ def extract_concepts(
     phrase_vecs = embedder.encode(vocab, phrase_tick)
     doc_vecs = embedder.encode(docs, progress("embed abstracts", len(docs)) if progress else None)
 
+    if settings.extractor == "keybert":
+        from paperkg.build.keybert_rank import keybert_rank
+
+        return keybert_rank(papers, docs, cands, vocab, phrase_vecs, doc_vecs, embedder,
+                            settings.top_n, settings.diversity)
     out: dict[str, Ranked] = {}
     tick = progress("rank", len(papers)) if progress else None
-    share = CorpusShare(cands)
-    coef, bias = settings.model(prior)
+    share = share or CorpusShare(cands)
+    coef, bias = settings.model(prior, embedder.name)
     weights = np.asarray(coef, dtype=np.float32)
     for paper, doc, doc_vec, cs in zip(papers, docs, doc_vecs, cands, strict=True):
         if prior and paper.keywords:
@@ -208,7 +263,8 @@ def extract_concepts(
             vecs = phrase_vecs[np.array([row_of[c.text.lower()] for c in cs])]
             x = candidate_features(paper, doc, cs, vecs @ doc_vec, prior, share)
             picked = select(x, weights, bias, vecs, doc_vec, settings.top_n,
-                            settings.diversity, settings.nr_candidates)
+                            settings.diversity, settings.nr_candidates,
+                            [term_key(c.text) for c in cs])
             out[paper.id] = [(cs[i].text, score) for i, score in picked]
         if tick:
             tick(1)
@@ -217,13 +273,15 @@ def extract_concepts(
 
 def select(
     x: np.ndarray, weights: np.ndarray, bias: float, vecs: np.ndarray, doc_vec: np.ndarray,
-    top_n: int, diversity: float, nr_candidates: int,
+    top_n: int, diversity: float, nr_candidates: int, keys: Sequence[str] | None = None,
 ) -> list[tuple[int, float]]:
     """(candidate index, keyword probability) of the picks: the logistic model's
-    `nr_candidates` most probable, then MMR over them by that probability."""
+    `nr_candidates` most probable, then MMR over them by that probability, with at most
+    one pick nested in another (given the candidates' `keys`)."""
     prob = 1.0 / (1.0 + np.exp(-(x @ weights + bias)))
     keep = np.argsort(-prob, kind="stable")[:nr_candidates]
-    picked = mmr(doc_vec, vecs[keep], top_n, diversity, prob[keep])
+    nested = nested_pairs([keys[i] for i in keep]) if keys is not None else None
+    picked = mmr(doc_vec, vecs[keep], top_n, diversity, prob[keep], nested)
     return [(int(keep[i]), score) for i, score in picked]
 
 
@@ -246,59 +304,3 @@ def _all_candidates(
         if tick:
             tick(1)
     return out
-
-
-class ExtractionCache:
-    """Ranked concepts per document, kept on disk, keyed by the document text's hash.
-
-    A paper's ranking depends on its own text and keywords (which the prior leaves out),
-    the embedder, the settings and the keyword prior; the file name carries a hash of all
-    but the first two, so a rebuild of the same corpus skips candidates, embeddings and
-    ranking altogether.
-    """
-
-    def __init__(self, cache_dir: Path, info: ExtractorInfo) -> None:
-        tag = hashlib.sha256(json.dumps(asdict(info), sort_keys=True).encode()).hexdigest()[:16]
-        self.path = Path(cache_dir) / "extractions" / f"{tag}.jsonl"
-        self._data: dict[str, Ranked] | None = None
-
-    @staticmethod
-    def key(paper: Paper) -> str:
-        text = document_text(paper) + "\x00" + "\x1f".join(paper.keywords)
-        return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
-
-    def _load(self) -> dict[str, Ranked]:
-        if self._data is None:
-            self._data = {}
-            if self.path.is_file():
-                with self.path.open(encoding="utf-8") as fh:
-                    for line in fh:
-                        try:
-                            row = json.loads(line)
-                        except json.JSONDecodeError:
-                            continue  # a line cut short by an interrupted run: recompute it
-                        self._data[row["k"]] = [(lab, float(s)) for lab, s in row["r"]]
-        return self._data
-
-    def split(self, papers: Sequence[Paper]) -> tuple[dict[str, Ranked], list[Paper]]:
-        """(cached results by paper id, papers still to extract)."""
-        data = self._load()
-        hits: dict[str, Ranked] = {}
-        todo: list[Paper] = []
-        for p in papers:
-            found = data.get(self.key(p))
-            if found is None:
-                todo.append(p)
-            else:
-                hits[p.id] = found
-        return hits, todo
-
-    def add(self, papers: Sequence[Paper], results: dict[str, Ranked]) -> None:
-        data = self._load()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.open("a", encoding="utf-8") as fh:
-            for p in papers:
-                k = self.key(p)
-                if k not in data:
-                    data[k] = results[p.id]
-                    fh.write(json.dumps({"k": k, "r": results[p.id]}, ensure_ascii=False) + "\n")

@@ -17,6 +17,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
+from paperkg.build.lexicon import is_acronym
+
 __all__ = ["Topic", "broader_of", "topics"]
 
 
@@ -28,14 +30,10 @@ def broader_of(keys: Iterable[str]) -> dict[str, str]:
         words = key.split()
         for i in range(1, len(words)):
             parent = " ".join(words[i:])
-            if parent in present and (i < len(words) - 1 or _acronymish(words[-1])):
+            if parent in present and (i < len(words) - 1 or is_acronym(words[-1])):
                 out[key] = parent
                 break
     return out
-
-
-def _acronymish(word: str) -> bool:
-    return any(c.isdigit() for c in word) or "-" in word
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,22 +12,33 @@ import hashlib
 import json
 import re
 import unicodedata
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
+from paperkg.errors import IngestError
 from paperkg.vocab import DECISIONS
 
 __all__ = [
+    "MAX_ID_LENGTH",
     "IngestResult",
+    "Origin",
     "Paper",
     "Reject",
+    "check_id",
+    "clean_text",
+    "make_paper",
     "paper_id_for",
     "read_papers",
 ]
 
-_ID_RE = re.compile(r"^[A-Za-z0-9_.~-]{1,100}$")
+#: Longer ids are refused: no real identifier scheme comes near (DOIs are < 300).
+MAX_ID_LENGTH: Final = 1000
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_DOI_RE = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)?(10\.\d{4,9}/\S+)$",
+                     re.IGNORECASE)
 _ACRONYM_DEF_RE = re.compile(r"\(([A-Z][A-Za-z0-9-]*[A-Z0-9][A-Za-z0-9-]*)\)")
 _INTRO_CUE_RE = re.compile(
     r"\b(?:propose|proposes|introduce|introduces|present|presents|called|named|dubbed|termed|"
@@ -41,8 +52,22 @@ _NAME_AFTER_CUE_RE = re.compile(
 
 
 @dataclass(frozen=True, slots=True)
+class Origin:
+    """One source record a paper was read from: its format, its id there, FILE:LINE."""
+
+    format: str
+    id: str
+    location: str
+
+
+@dataclass(frozen=True, slots=True)
 class Paper:
-    """One validated paper. `title` is None when the source has none (never invented)."""
+    """One validated paper. `title` is None when the source has none (never invented).
+
+    `keywords` are the authors' own; `subjects` are the source's classification (arXiv
+    categories, OpenAlex topics, S2 fields of study), kept apart. `origins` lists every
+    source record merged into this paper (one per source, see `sources.merge`).
+    """
 
     id: str
     abstract: str
@@ -53,6 +78,12 @@ class Paper:
     keywords: tuple[str, ...] = ()
     decision: str | None = None
     url: str | None = None
+    year: int | None = None
+    venue: str | None = None
+    doi: str | None = None
+    arxiv_id: str | None = None
+    subjects: tuple[str, ...] = ()
+    origins: tuple[Origin, ...] = ()
 
     @property
     def name(self) -> str:
@@ -106,19 +137,31 @@ def derive_label(abstract: str, title: str | None = None) -> str:
     return head + ("…" if len(words) > 8 else "")
 
 
-def read_papers(paths: Iterable[str | Path]) -> IngestResult:
+def read_papers(
+    paths: Iterable[str | Path], fmt: str | None = None, columns: str | None = None,
+    merge: bool = True,
+) -> IngestResult:
     """Read every file; valid papers and rejects come back together, in input order.
 
+    `fmt` forces a format of `paperkg.build.sources.FORMATS` (default: detected per file
+    from its content and extension); `columns` maps CSV/TSV columns ("id=PID,title=Title").
     Duplicate ids with identical content are collapsed silently (the same paper twice);
-    duplicate ids with different content are rejects.
+    duplicate ids with different content from the same format are rejects. With `merge`,
+    the same paper from different sources (same DOI, arXiv id, or title + first author)
+    becomes one `Paper` that keeps every source (`sources.merge`).
     """
+    from paperkg.build.sources import read_source
+    from paperkg.build.sources.merge import merge_papers
+
     result = IngestResult()
     seen: dict[str, Paper] = {}
     for path in paths:
         p = Path(path)
         if not p.is_file():
-            raise FileNotFoundError(f"{p}: no such file (give seed .txt or .jsonl[.gz] files)")
-        for item in _read_file(p):
+            raise FileNotFoundError(
+                f"{p}: no such file (give seed .txt, .jsonl[.gz] or a source file: "
+                f"paperkg build --help lists the formats)")
+        for item in read_source(p, fmt, columns):
             if isinstance(item, Reject):
                 result.rejects.append(item)
                 continue
@@ -126,7 +169,7 @@ def read_papers(paths: Iterable[str | Path]) -> IngestResult:
             if earlier is None:
                 seen[item.id] = item
                 result.papers.append(item)
-            elif _content(earlier) != _content(item):
+            elif _content(earlier) != _content(item) and _format(earlier) == _format(item):
                 result.rejects.append(
                     Reject(
                         item.source.rsplit(":", 1)[0],
@@ -136,43 +179,49 @@ def read_papers(paths: Iterable[str | Path]) -> IngestResult:
                         item.abstract[:200],
                     )
                 )
+            elif _content(earlier) != _content(item):
+                result.papers.append(item)  # same id from another source: merged below
+    if merge:
+        result.papers = merge_papers(result.papers)
     return result
+
+
+def _format(p: Paper) -> str:
+    return p.origins[0].format if p.origins else ""
 
 
 def _content(p: Paper) -> tuple[Any, ...]:
     return (normalise_abstract(p.abstract), p.title, p.authors, p.keywords, p.decision)
 
 
-def _read_file(path: Path) -> Iterator[Paper | Reject]:
-    name = path.name.lower()
-    if name.endswith((".jsonl", ".jsonl.gz", ".ndjson", ".json.gz")):
-        yield from _read_jsonl(path)
-    elif name.endswith(".txt"):
-        yield from _read_seed(path)
-    else:
-        raise ValueError(f"{path}: unknown format; expected .txt (seed) or .jsonl / .jsonl.gz")
-
-
-def _lines(path: Path) -> Iterator[tuple[int, str | Reject]]:
+def lines(path: Path) -> Iterator[tuple[int, str | Reject]]:
     """Lines of a file, decoded one by one so a bad byte names its own line."""
-    opener = gzip.open if path.suffix == ".gz" else open
+    opener = gzip.open if path.suffix.lower() == ".gz" else open
+    number = 0
     try:
         with opener(path, "rb") as fh:
-            for number, raw in enumerate(fh, start=1):
-                try:
-                    yield number, raw.decode("utf-8").rstrip("\r\n")
-                except UnicodeDecodeError as err:
-                    yield number, Reject(
-                        str(path), number, f"not UTF-8 ({err.reason} at byte {err.start})",
-                        raw[:200].decode("utf-8", "replace"),
-                    )
-    except (gzip.BadGzipFile, EOFError) as err:
-        raise ValueError(f"{path}: not a readable gzip file ({err})") from err
+            for chunk in fh:
+                # CR-only line endings (old Mac exports) end lines too; a BOM starts none
+                for raw in chunk.rstrip(b"\r\n").split(b"\r"):
+                    number += 1
+                    try:
+                        yield number, raw.decode("utf-8").removeprefix("\ufeff")
+                    except UnicodeDecodeError as err:
+                        yield number, Reject(
+                            str(path), number, f"not UTF-8 ({err.reason} at byte {err.start})",
+                            raw[:200].decode("utf-8", "replace"),
+                        )
+    except (gzip.BadGzipFile, EOFError, zlib.error) as err:
+        if number == 0 and isinstance(err, gzip.BadGzipFile):
+            raise IngestError(f"{path}: not a readable gzip file ({err})") from err
+        # damaged after `number` lines: those are kept (with --skip-invalid), the rest lost
+        yield number + 1, Reject(str(path), number + 1, f"the gzip file is damaged or cut "
+                                 f"short after line {number} ({err}); later lines are lost", "")
 
 
-def _read_seed(path: Path) -> Iterator[Paper | Reject]:
+def read_seed(path: Path) -> Iterator[Paper | Reject]:
     """Seed format: a header line, then one abstract per non-empty line."""
-    for number, line in _lines(path):
+    for number, line in lines(path):
         if number == 1:
             continue
         if isinstance(line, Reject):
@@ -184,16 +233,15 @@ def _read_seed(path: Path) -> Iterator[Paper | Reject]:
         if len(text.split()) < 5:
             yield Reject(str(path), number, "abstract too short (fewer than 5 words)", text)
             continue
-        yield Paper(
-            id=paper_id_for(text),
-            abstract=text,
-            label=derive_label(text),
-            source=f"{path}:{number}",
-        )
+        text = clean_text(text) or text
+        pid = paper_id_for(text)
+        where = f"{path}:{number}"
+        yield Paper(id=pid, abstract=text, label=derive_label(text), source=where,
+                    origins=(Origin("seed", pid, where),))
 
 
-def _read_jsonl(path: Path) -> Iterator[Paper | Reject]:
-    for number, line in _lines(path):
+def read_jsonl(path: Path) -> Iterator[Paper | Reject]:
+    for number, line in lines(path):
         if isinstance(line, Reject):
             yield line
             continue
@@ -205,6 +253,10 @@ def _read_jsonl(path: Path) -> Iterator[Paper | Reject]:
             yield Reject(str(path), number, f"malformed JSON: {err.msg} at column {err.colno}",
                          line[:200])
             continue
+        except (ValueError, RecursionError) as err:  # 5,000-digit numbers, 100k-deep nesting
+            why = "nested too deeply" if isinstance(err, RecursionError) else str(err)
+            yield Reject(str(path), number, f"unreadable JSON: {why.split(';')[0]}", line[:200])
+            continue
         if not isinstance(record, dict):
             yield Reject(str(path), number, "expected a JSON object per line", line[:200])
             continue
@@ -212,6 +264,94 @@ def _read_jsonl(path: Path) -> Iterator[Paper | Reject]:
             yield _paper_from_record(record, f"{path}:{number}")
         except ValueError as err:
             yield Reject(str(path), number, str(err), line[:200])
+
+
+def clean_text(value: str) -> str | None:
+    """Single-spaced text without control characters (a stray U+0002 in a CSV export
+    becomes a space); None when nothing is left."""
+    text = " ".join(_CONTROL_RE.sub(" ", value).split())
+    return text or None
+
+
+def check_id(value: object) -> str:
+    """A paper id as given, refused only if it cannot be one: missing, empty, too long,
+    or holding control or other non-printable characters. `/`, `:`, `.` and any printable
+    Unicode are fine; IRIs %-encode them (`vocab.encode_id`)."""
+    if value is None or value == "":
+        raise ValueError("missing field 'id'")
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise ValueError(f"field 'id' must be a string, got {type(value).__name__}")
+    pid = str(value).strip()
+    if not pid:
+        raise ValueError("empty field 'id'")
+    if len(pid) > MAX_ID_LENGTH:
+        raise ValueError(f"field 'id' is {len(pid):,} characters long; at most "
+                         f"{MAX_ID_LENGTH:,} are accepted")
+    for i, ch in enumerate(pid):
+        if not ch.isprintable():
+            raise ValueError(f"field 'id' holds a non-printable character "
+                             f"U+{ord(ch):04X} at position {i + 1}")
+    return pid
+
+
+def normalise_doi(value: str | None) -> str | None:
+    """`10.x/y` from a bare DOI, `doi:` or a doi.org URL; None for anything else.
+    DOIs are case-insensitive: the lower-case form is kept."""
+    if not value:
+        return None
+    match = _DOI_RE.match(value.strip())
+    return match.group(1).lower() if match else None
+
+
+def make_paper(
+    *, id: object, abstract: str | None, location: str, fmt: str,
+    title: str | None = None, authors: Iterable[str] = (), keywords: Iterable[str] = (),
+    subjects: Iterable[str] = (), decision: str | None = None, url: str | None = None,
+    year: int | str | None = None, venue: str | None = None, doi: str | None = None,
+    arxiv_id: str | None = None,
+) -> Paper:
+    """The one place a source record becomes a `Paper`; raises ValueError(reason).
+
+    Every reader calls this, so every format is checked and cleaned alike.
+    """
+    pid = check_id(id)
+    text = clean_text(abstract) if isinstance(abstract, str) else None
+    if text is None:
+        raise ValueError("missing field 'abstract'" if not abstract else "empty field 'abstract'")
+    clean_title = clean_text(title) if title else None
+    if decision is not None and decision not in DECISIONS:
+        raise ValueError(f"field 'decision' {decision!r} is not one of {list(DECISIONS)}")
+    return Paper(
+        id=pid,
+        abstract=text,
+        label=derive_label(text, clean_title),
+        source=location,
+        title=clean_title,
+        authors=_unique(authors),
+        keywords=_unique(keywords),
+        decision=decision,
+        url=clean_text(url) if url else None,
+        year=_year(year),
+        venue=clean_text(venue) if venue else None,
+        doi=normalise_doi(doi),
+        arxiv_id=clean_text(arxiv_id) if arxiv_id else None,
+        subjects=_unique(subjects),
+        origins=(Origin(fmt, pid, location),),
+    )
+
+
+def _unique(values: Iterable[str]) -> tuple[str, ...]:
+    out = (clean_text(v) for v in values if isinstance(v, str))
+    return tuple(dict.fromkeys(v for v in out if v))
+
+
+def _year(value: int | str | None) -> int | None:
+    if value is None or value == "":
+        return None
+    text = str(value).strip()[:4]
+    if not text.isdigit() or not 1000 <= int(text) <= 2999:
+        raise ValueError(f"year {value!r} is not a year")
+    return int(text)
 
 
 def _text_field(record: dict[str, Any], key: str, required: bool) -> str | None:
@@ -240,28 +380,20 @@ def _list_field(record: dict[str, Any], key: str) -> tuple[str, ...]:
 
 
 def _paper_from_record(record: dict[str, Any], source: str) -> Paper:
+    """paperkg's own JSON Lines record (the shape `paperkg fetch` writes)."""
     abstract = _text_field(record, "abstract", required=True)
-    assert abstract is not None
-    raw_id = record.get("id")
-    if raw_id is None or raw_id == "":
-        raise ValueError("missing field 'id'")
-    if not isinstance(raw_id, str | int):
-        raise ValueError("field 'id' must be a string")
-    pid = str(raw_id).strip()
-    if not _ID_RE.match(pid):
-        raise ValueError(f"field 'id' {pid!r} may hold only letters, digits and . _ ~ -")
+    pid = check_id(record.get("id"))
     title = _text_field(record, "title", required=False)
     decision = _text_field(record, "decision", required=False)
-    if decision is not None and decision not in DECISIONS:
-        raise ValueError(f"field 'decision' {decision!r} is not one of {list(DECISIONS)}")
-    return Paper(
-        id=pid,
-        abstract=abstract,
-        label=derive_label(abstract, title),
-        source=source,
-        title=title,
-        authors=_list_field(record, "authors"),
-        keywords=_list_field(record, "keywords"),
-        decision=decision,
-        url=_text_field(record, "url", required=False),
+    year = record.get("year")
+    if year is not None and not isinstance(year, int | str):
+        raise ValueError("field 'year' must be a number")
+    return make_paper(
+        id=pid, abstract=abstract, location=source, fmt=_text_field(record, "format", False)
+        or "paperkg", title=title, authors=_list_field(record, "authors"),
+        keywords=_list_field(record, "keywords"), subjects=_list_field(record, "subjects"),
+        decision=decision, url=_text_field(record, "url", required=False), year=year,
+        venue=_text_field(record, "venue", required=False),
+        doi=_text_field(record, "doi", required=False),
+        arxiv_id=_text_field(record, "arxiv_id", required=False),
     )

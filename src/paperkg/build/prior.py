@@ -14,22 +14,36 @@ import gzip
 import hashlib
 import json
 import math
+import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 from paperkg.build.ingest import Paper
+from paperkg.build.lexicon import is_acronym
 from paperkg.build.terms import term_key
 from paperkg.build.text import MAX_WORDS, KnownTerms, candidates, clean_text
 
-__all__ = ["KeywordPrior", "cached_prior", "code_fingerprint", "corpus_fingerprint", "learn_prior"]
+__all__ = ["MIN_OWN_KEYWORD_PAPERS", "PACKAGED_PRIOR", "KeywordPrior", "cached_prior",
+           "choose_prior", "code_fingerprint", "corpus_fingerprint", "learn_prior",
+           "packaged_prior"]
 
 # Smoothing toward the corpus base rate (about 3 % of candidates are keywords): a phrase
 # seen as a candidate a handful of times cannot get an extreme keyphraseness.
 _PSEUDO_COUNT = 4.0
 _BASE_RATE = 0.03
 MIN_KEYWORD_PAPERS = 2
+# A single word stands alone as a concept only if at least this share of the papers
+# offering it list it as a keyword (`KeywordPrior.too_generic`).
+SPECIFIC_SHARE = 0.05
+_SPECIFIC_LOG_ODDS = math.log(SPECIFIC_SHARE / (1 - SPECIFIC_SHARE))
+# An input learns its own prior only from this many papers with keywords: from fewer, a
+# handful of papers' keywords would decide every score.
+MIN_OWN_KEYWORD_PAPERS = 200
+# The ICLR 2025 corpus's keyword statistics (bench/build_prior.py): counts per term key.
+PACKAGED_PRIOR = Path(__file__).parent / "data" / "keyword_prior.json.gz"
 
 
 @dataclass(slots=True)
@@ -41,6 +55,8 @@ class KeywordPrior:
     candidate: Counter[str] = field(default_factory=Counter)
     both: Counter[str] = field(default_factory=Counter)
     papers: int = 0
+    source: str = "the input's author keywords"
+    packaged: bool = False  # the ICLR 2025 statistics shipped with paperkg, not the input's
 
     def __bool__(self) -> bool:
         return self.papers > 0
@@ -48,6 +64,15 @@ class KeywordPrior:
     def known(self) -> KnownTerms:
         """Terms listed as keywords by at least two papers: candidates wherever they occur."""
         return KnownTerms({k for k, n in self.keyword.items() if n >= MIN_KEYWORD_PAPERS})
+
+    def too_generic(self, phrase: str) -> bool:
+        """One word (not an acronym) that papers offer as a candidate but seldom choose as
+        a keyword (under SPECIFIC_SHARE of the time, smoothed, unseen words at the base
+        rate): "convergence", "vectors", "prompt", "unknown" — but not "interpretability",
+        "hallucination", "fairness"."""
+        if " " in phrase or is_acronym(phrase):
+            return False
+        return self.scores(term_key(phrase))[0] < _SPECIFIC_LOG_ODDS
 
     def fingerprint(self) -> str:
         """A short hash of the counts: the extraction cache depends on it."""
@@ -82,6 +107,30 @@ class KeywordPrior:
                    int(rows["papers"]))
 
 
+@cache
+def packaged_prior() -> KeywordPrior:
+    """The keyword statistics of ICLR 2025 that ship with paperkg."""
+    prior = KeywordPrior.load(PACKAGED_PRIOR)
+    prior.source = "the packaged ICLR 2025 keyword statistics"
+    prior.packaged = True
+    return prior
+
+
+def choose_prior(
+    papers: Sequence[Paper], doc_text: Callable[[Paper], str], cache_dir: Path | None,
+    use_packaged: bool = True, tick: Callable[[int], None] | None = None,
+) -> KeywordPrior | None:
+    """The prior to rank with: learned from the input when at least
+    MIN_OWN_KEYWORD_PAPERS of its papers have keywords, else the packaged one (unless
+    turned off), else none. `source` says which."""
+    n_kw = sum(1 for p in papers if p.keywords)
+    if n_kw >= MIN_OWN_KEYWORD_PAPERS:
+        prior = cached_prior(papers, doc_text, cache_dir, tick)
+        prior.source = f"the input's author keywords ({n_kw} papers)"
+        return prior
+    return packaged_prior() if use_packaged else None
+
+
 def keyword_keys(paper: Paper) -> frozenset[str]:
     return frozenset(k for k in (term_key(clean_text(w)) for w in paper.keywords) if k)
 
@@ -112,7 +161,12 @@ def cached_prior(
     """`learn_prior`, kept under `cache_dir/priors/` by a hash of the corpus."""
     path = cache_dir / "priors" / f"{corpus_fingerprint(papers)}.json.gz" if cache_dir else None
     if path is not None and path.is_file():
-        return KeywordPrior.load(path)
+        try:
+            return KeywordPrior.load(path)
+        except (OSError, EOFError, ValueError, KeyError, TypeError, AttributeError) as err:
+            print(f"warning: {path}: damaged cached keyword prior ({err}); learning it again",
+                  file=sys.stderr)
+            path.unlink(missing_ok=True)
     prior = learn_prior(papers, doc_text, tick=tick)
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -44,7 +44,9 @@ from paperkg.vocab import (
     merge_iri,
     paper_iri,
     parameter_iri,
+    record_iri,
     topic_iri,
+    venue_iri,
 )
 
 __all__ = [
@@ -192,6 +194,7 @@ def iter_triples(
             yield p, _DECISION, decision_iri(paper.decision)
         if paper.url:
             yield p, _URL, _url(paper.url)
+        yield from _identity_triples(p, paper)
         for link in code_links(paper.abstract):
             yield p, _CODE, _url(link)
         for keyword in paper.keywords:
@@ -222,6 +225,32 @@ def iter_triples(
             yield m, _RANK, _integer(mention.rank)
             yield m, _SURFACE, Literal(mention.surface)
             yield m, _ATTRIBUTED, agent
+
+
+def _identity_triples(p: URIRef, paper: Paper) -> Iterator[Triple]:
+    """Identifiers, year, venue, source subjects, and one prov:Entity per source record
+    the paper was read from (two when arXiv and OpenReview both had it)."""
+    if paper.doi:
+        yield p, PKG.doi, Literal(paper.doi)
+    if paper.arxiv_id:
+        yield p, PKG.arxivId, Literal(paper.arxiv_id)
+    if paper.year is not None:
+        yield p, PKG.year, _integer(paper.year)
+    if paper.venue:
+        v = venue_iri(paper.venue)
+        yield p, PKG.venue, v
+        yield v, _TYPE, PKG.Venue
+        yield v, _LABEL, Literal(paper.venue)
+    for subject in paper.subjects:
+        yield p, DCTERMS.subject, Literal(subject)
+    for n, origin in enumerate(paper.origins, start=1):
+        r = record_iri(paper.id, n)
+        yield p, PROV.wasDerivedFrom, r
+        yield r, _TYPE, PKG.SourceRecord
+        yield r, _TYPE, PROV.Entity
+        yield r, PKG.sourceFormat, Literal(origin.format)
+        yield r, _IDENTIFIER, Literal(origin.id)
+        yield r, PKG.location, Literal(origin.location.replace("\\", "/").rsplit("/", 1)[-1])
 
 
 def _topic_and_merge_triples(

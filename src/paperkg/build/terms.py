@@ -12,31 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from paperkg.build.lexicon import is_acronym, is_shouted, singular
+
 __all__ = ["Abbreviation", "abbreviations", "singular", "term_key"]
-
-_INVARIANT_S = (
-    "ss", "us", "is", "ics", "ous", "ness", "ias", "sis", "xis", "sus", "ys", "series",
-    "species",
-)
-_IRREGULAR = {"indices": "index", "matrices": "matrix", "vertices": "vertex", "data": "data",
-              "analyses": "analysis", "hypotheses": "hypothesis", "criteria": "criterion",
-              "phenomena": "phenomenon", "children": "child", "people": "person",
-              "bases": "basis", "axes": "axis", "mice": "mouse", "lemmata": "lemma"}
-
-
-def singular(word: str) -> str:
-    """English plural to singular, lower-cased; conservative (an unsure word stays as is)."""
-    lower = word.lower()
-    if lower in _IRREGULAR:
-        return _IRREGULAR[lower]
-    if len(lower) <= 3 or not lower.endswith("s") or lower.endswith(_INVARIANT_S):
-        return lower
-    if lower.endswith("ies") and len(lower) > 4:
-        return lower[:-3] + "y"
-    if lower.endswith(("sses", "shes", "ches", "xes", "zes")):
-        return lower[:-2]
-    return lower[:-1]
-
 
 def term_key(phrase: str) -> str:
     """The merge key: hyphens/slashes as spaces, last word singular, lower case except
@@ -49,10 +27,12 @@ def term_key(phrase: str) -> str:
     words = [w for w in words if w]
     if not words:
         return ""
+    if is_shouted(words):
+        words = [w.lower() for w in words]
     out = []
     for i, word in enumerate(words):
         last = i == len(words) - 1
-        if _is_acronym(word):
+        if is_acronym(word):
             out.append(word[:-1] if last and _ACRONYM_PLURAL.fullmatch(word) else word)
         else:
             out.append(singular(word) if last else word.lower())
@@ -61,12 +41,6 @@ def term_key(phrase: str) -> str:
 
 # "LLMs", "GNNs", "CoTs", "GFlowNets": an acronym's plural drops its final lower-case s.
 _ACRONYM_PLURAL = re.compile(r"(?=(?:.*[A-Z]){2})[A-Za-z0-9]{2,}[A-Z0-9a-z]s")
-
-
-def _is_acronym(word: str) -> bool:
-    """Two or more capitals ("LLM", "MoE", "GFlowNet", "CLIP"): kept in its case, so that
-    "CLIP" (a model) and "clips" (of video) do not share a key."""
-    return sum(c.isupper() for c in word) >= 2
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,53 +13,27 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
-from functools import cache
 
 from paperkg.build.ingest import Paper
+from paperkg.build.lexicon import (
+    FUNCTION_WORDS,
+    GENERIC_HEADS,
+    GENERIC_MODIFIERS,
+    GENERIC_NOUNS,
+    is_acronym,
+    repair_text,
+    singular,
+    verb_forms,
+)
+from paperkg.build.lexicon import (
+    pos as word_pos,
+)
 from paperkg.build.terms import Abbreviation, abbreviations, term_key
 
 __all__ = ["Candidate", "KnownTerms", "candidates", "clean_text", "code_links", "document_text",
            "tokens"]
 
 MAX_WORDS = 4
-
-_FUNCTION_WORDS = frozenset("""
-a about above across after afterwards again against all almost alone along already also although
-always am among amongst an and another any anyhow anyone anything anyway anywhere are around as
-at be became because become becomes becoming been before beforehand behind being below beside
-besides between beyond both but by can cannot could did do does doing done down during each eg
-e.g either else elsewhere enough especially etc even ever every everyone everything everywhere
-except few for former formerly from further furthermore had has have having he hence her here
-hereby herein hers herself him himself his how however i ie i.e if in inc indeed into is it its
-itself just least less many may me meanwhile might mine more moreover most mostly much must my
-myself namely neither never nevertheless next no nobody none noone nor not nothing now nowhere
-of off often on once one only onto or other others otherwise our ours ourselves out over own per
-perhaps rather same seem seemed seeming seems several she should since so some somehow someone
-something sometime sometimes somewhat somewhere still such than that the their theirs them
-themselves then thence there thereafter thereby therefore therein thereupon these they this
-those though through throughout thus to together too toward towards two three four five six
-seven eight nine ten under until up upon us very via vs versus was we well were what whatever
-when whence whenever where whereas whereby wherein whereupon wherever whether which while who
-whoever whole whom whose why will with within without would yet you your yours yourself let lets
-let's can't won't don't doesn't isn't aren't wasn't it's we're they're thereof
-""".split())
-
-# Evaluative and generic modifiers: they start many spans but never name a concept.
-_GENERIC_MODIFIERS = frozenset("""
-novel new various different existing extensive promising competitive significant effective
-superior comprehensive remarkable substantial strong simple key crucial critical important
-challenging impressive great good better best specific particular certain additional previous
-prior recent current traditional conventional typical common overall original possible similar
-entire diverse numerous multiple unique broad wide primary main major minor notable fundamental
-essential first second third last final initial underlying like able due many much several whole
-such considerable notably significantly clear easy difficult hard efficient powerful popular
-practical theoretical empirical experimental rich desirable favorable limited natural? vast
-increasing growing widespread emerging prominent leading improved enhanced optimal suboptimal
-proposed resulting given respective corresponding relevant necessary sufficient successful
-accurate fast slow small large huge tiny big higher lower high low better worse more less full
-free open fewer latter former state-of-the-art well-known well-established well-studied so-
-called
-""".replace("?", "").split())
 
 # Verbs whose forms split phrases; their -ing/-ed forms rarely head a concept.
 _VERBS = """
@@ -82,56 +56,17 @@ support use yield report hold lead aim apply name term
 """.split())
 
 
-def _inflections(verb: str) -> set[str]:
-    forms = {verb + "s", verb + "ed", verb + "ing"}
-    if verb.endswith("e"):
-        forms |= {verb + "d", verb[:-1] + "ing"}
-    if verb.endswith("y"):
-        forms |= {verb[:-1] + "ies", verb[:-1] + "ied"}
-    if verb.endswith(("s", "sh", "ch", "x")):
-        forms.add(verb + "es")
-    if re.search(r"[^aeiou][aeiou][bdgmnprt]$", verb) and len(verb) <= 5:
-        forms |= {verb + verb[-1] + "ed", verb + verb[-1] + "ing"}
-    return forms
-
-
 _IRREGULAR_VERB_FORMS = frozenset("""
 made found shown given taken held led kept lay lain became sought built proven drawn grown known
 thought brought seen chosen called named dubbed termed
 """.split())
 _VERB_FORMS = frozenset(
-    {f for v in _VERBS for f in _inflections(v)}
+    {f for v in _VERBS for f in verb_forms(v) if f != v}
     | {v for v in _VERBS if v not in _AMBIGUOUS_BASE}
     | _IRREGULAR_VERB_FORMS
 )
 
-_BREAK_WORDS = _FUNCTION_WORDS | _GENERIC_MODIFIERS | _VERB_FORMS
-
-# A single word that is only ever a generic noun in an abstract: not a concept on its own.
-_GENERIC_NOUNS = frozenset("""
-approach approaches method methods framework frameworks paper papers work works model models
-result results performance problem problems task tasks data experiment experiments study studies
-analysis effectiveness improvement improvements way ways number set sets ability abilities
-capability capabilities issue issues challenge challenges process processes system systems
-technique techniques strategy strategies solution solutions setting settings scenario scenarios
-baseline baselines state art field fields domain domains application applications quality
-information insight insights finding findings term terms aspect aspects case cases type types
-form forms level levels range order time times need gap impact influence role effect effects
-evidence example examples instance instances property properties value values variety
-implementation component components end goal goals researcher researchers community practice
-practices idea ideas fact manner means lot part parts point points question questions reason
-reasons respect factor factors step steps stage stages mechanism mechanisms module modules
-design designs function functions amount amounts degree cost costs size sizes benchmark
-benchmarks dataset datasets code understanding tool tools complex soft hard standard input
-output
-learning training network networks structure structures representation representations
-parameter parameters error errors assumption assumptions operation operations variant variants
-iteration iterations token tokens user users weight weights pattern patterns scheme schemes
-observation observations condition conditions requirement requirements success effort efforts
-gain gains difficulty difficulties superiority promise combination combinations answer answers
-characteristic characteristics family families world nature human humans content presence
-access usage contrast demand demands support help lead guide release use aim handle train
-""".split())
+_BREAK_WORDS = FUNCTION_WORDS | GENERIC_MODIFIERS | _VERB_FORMS
 
 # Suffix rules stand in for the lexicon on words it does not know (most technical words).
 _ADJ_SUFFIX = re.compile(r"(?:ive|ous|ful|able|ible|less|ical|al)$")
@@ -144,14 +79,6 @@ _ING_NOUNS = frozenset("""
 reasoning prompting pretraining finetuning fine-tuning pre-training self-training unlearning
 red-teaming jailbreaking grounding captioning forecasting
 """.split())
-
-
-@cache
-def _pos(word: str) -> frozenset[str]:
-    """The parts of speech an English lexicon knows for a word (empty if it does not know it)."""
-    from lemminflect import getAllLemmas
-
-    return frozenset(getAllLemmas(word))
 
 
 _TOKEN_RE = re.compile(
@@ -167,14 +94,15 @@ BREAK = " ; "
 
 
 def clean_text(text: str) -> str:
-    """Plain text for embedding: LaTeX and URLs out, escaped symbols back, spaces single."""
+    """Plain text for embedding: LaTeX and URLs out, escaped symbols back, glued sentences
+    and words split (`lexicon.repair_text`), spaces single."""
     text = _URL_RE.sub(BREAK, text)
     text = _TEXT_CMD_RE.sub(r"\1", text)
     text = _MATH_RE.sub(BREAK, text)
     text = text.replace("\\%", "%").replace("\\&", "&").replace("\\_", "_")
     text = _CMD_RE.sub(BREAK, text)
     text = re.sub(r"[{}^_~\\]", " ", text)
-    return " ".join(text.split())
+    return " ".join(repair_text(text).split())
 
 
 def document_text(paper: Paper) -> str:
@@ -248,21 +176,13 @@ def _breaks(tok: str) -> bool:
     return _verb_only(low) and not low.endswith(("ed", "ing"))
 
 
-def _is_acronym(tok: str) -> bool:
-    """"LLMs", "MoE", "GSM8K", "AQuA" — but not "Parameter-Efficient"."""
-    upper = sum(c.isupper() for c in tok)
-    letters = sum(c.isalpha() for c in tok)
-    has_digit = any(c.isdigit() for c in tok)
-    return (upper >= 2 and upper >= 0.3 * letters) or (tok[:1].isupper() and has_digit)
-
-
 def _verb_only(low: str) -> bool:
-    return _pos(low) == {"VERB"}
+    return word_pos(low) == {"VERB"}
 
 
 def _noun_like_end(tok: str) -> bool:
     """Can this word end a noun phrase? The lexicon decides where it knows the word."""
-    if _is_acronym(tok):
+    if is_acronym(tok):
         return True
     low = tok.lower()
     if low in _ING_NOUNS or low.endswith("ing") and len(low) > 5:
@@ -271,12 +191,12 @@ def _noun_like_end(tok: str) -> bool:
         return False
     if low.endswith("ed") and not low.endswith("eed"):
         return False
-    pos = _pos(low)
-    if pos:
-        return "NOUN" in pos or "PROPN" in pos
+    tags = word_pos(low)
+    if tags:
+        return "NOUN" in tags or "PROPN" in tags
     last = low.rsplit("-", 1)[-1]
-    if last != low and _pos(last):
-        return "NOUN" in _pos(last)
+    if last != low and word_pos(last):
+        return "NOUN" in word_pos(last)
     return not _ADJ_SUFFIX.search(low) or low.endswith(("ial", "ual"))
 
 
@@ -285,13 +205,27 @@ def _valid_span(words: list[str]) -> bool:
         return False
     first = words[0].lower()
     if len(words) == 1:
-        if first in _GENERIC_NOUNS or _verb_only(first) and first not in _ING_NOUNS:
-            return False
-        if "ADJ" in _pos(first) and (_ADJ_SUFFIX.search(first) or first.endswith("ic")):
-            return False  # "beneficial", "quadratic": adjectives the lexicon also lists as nouns
-        return len(first) >= 3 or _is_acronym(words[0])
+        return _valid_single(words[0])
+    if words[-1].lower() in GENERIC_HEADS:
+        return False  # "research significance", "irrelevant ones"
     # "detecting distribution shifts": a verb-only -ing form does not start a concept
     return not (first.endswith("ing") and _verb_only(first) and first not in _ING_NOUNS)
+
+
+def _valid_single(word: str) -> bool:
+    """A word alone is a concept only if it is specific: not a generic noun ("Search",
+    "Bias", "benchmark"), not a verb, not an adjective ("Multimodal", "beneficial")."""
+    if is_acronym(word):
+        return True
+    low = word.lower()
+    if low in GENERIC_NOUNS or low in GENERIC_HEADS or _verb_only(low) and low not in _ING_NOUNS:
+        return False
+    tags = word_pos(low)
+    if "ADJ" in tags and (_ADJ_SUFFIX.search(low) or low.endswith("ic")):
+        return False  # "beneficial", "quadratic": adjectives the lexicon also lists as nouns
+    if not tags and _ADJ_SUFFIX.search(low) and not low.endswith(("ial", "ual")):
+        return False  # "multimodal", "multilingual": unknown words with an adjective's suffix
+    return len(low) >= 3
 
 
 def candidates(
@@ -352,7 +286,7 @@ def _known_spans(toks: list[str], known: KnownTerms, max_words: int) -> Iterator
             if not _is_word(toks[j - 1]):
                 break
             phrase = " ".join(toks[i:j])
-            if term_key(phrase) in known.keys:
+            if term_key(phrase) in known.keys and (j - i > 1 or _valid_single(phrase)):
                 yield i, phrase
 
 
@@ -373,6 +307,14 @@ def _tails(toks: list[str], max_words: int) -> dict[str, tuple[int, int, str]]:
     return seen
 
 
+def _verb_after_plural(prev: str, low: str) -> bool:
+    """"objectives form": a plural (not an acronym) followed by a verb's base form."""
+    if is_acronym(prev) or not prev.endswith("s") or singular(prev) == prev.lower():
+        return False
+    return "VERB" in word_pos(low) and low in verb_forms(low) and not low.endswith("s")
+
+
+_SUBJECTS = frozenset("we they i you".split())  # "we study X": "study" is the verb
 _VERB_CONTEXT = frozenset("the a an this these that those its their our his her it them both each"
                           " such more".split())
 
@@ -381,7 +323,9 @@ def _runs(toks: list[str]) -> Iterator[tuple[int, list[str]]]:
     """Maximal runs of content words, with the token index where each starts.
 
     A noun/verb homograph ending in -s right before a determiner is read as a verb:
-    "the model breaks the curse" splits at "breaks".
+    "the model breaks the curse" splits at "breaks"; so is a verb's base form right after
+    a plural noun ("objectives form", "models lack adaptability"): a plural rarely
+    modifies the next noun.
     """
     run: list[str] = []
     start = 0
@@ -389,7 +333,9 @@ def _runs(toks: list[str]) -> Iterator[tuple[int, list[str]]]:
         nxt = toks[idx + 1].lower() if idx + 1 < len(toks) else ""
         low = tok.lower()
         verb_here = (nxt in _VERB_CONTEXT and low.endswith("s") and len(low) > 3
-                     and "VERB" in _pos(low))
+                     and "VERB" in word_pos(low)) or (bool(run) and _verb_after_plural(
+                         run[-1], low)) or (idx > 0 and toks[idx - 1].lower() in _SUBJECTS
+                                            and "VERB" in word_pos(low))
         if _breaks(tok) or verb_here:
             if run:
                 yield start, run

@@ -10,16 +10,26 @@ from collections import Counter
 from functools import cached_property
 from itertools import combinations
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import networkx as nx
 import numpy as np
 
-from paperkg.errors import KGNotFound, UsageError
+from paperkg.errors import KGNotFound, QueryError, UsageError
 from paperkg.kgdir import DOC_VECTORS, GRAPH, STORE, load_graph, read_manifest
+from paperkg.results import QueryResult
+from paperkg.sparqltext import explain_query_error, with_prefixes
 from paperkg.store import RDF_EXPORTS, OxigraphStore
 
-__all__ = ["EXPORT_FORMATS", "KnowledgeGraph", "cooccurrence", "open_kg"]
+if TYPE_CHECKING:
+    from paperkg.read.questions import Reader
+
+__all__ = ["BACKENDS", "EXPORT_FORMATS", "KnowledgeGraph", "cooccurrence", "open_kg"]
+
+#: Who answers the questions: "sparql" asks the store each time (cheap to open: the
+#: CLI), "memory" reads the store once into indexes (fast answers: the server).
+Backend = Literal["sparql", "memory"]
+BACKENDS: Final = ("sparql", "memory")
 
 #: What `paperkg export` writes: the store's RDF serialisations, plus GraphML for Gephi.
 EXPORT_FORMATS: Final = (*RDF_EXPORTS, "graphml")
@@ -52,6 +62,30 @@ class KnowledgeGraph:
     @cached_property
     def graph(self) -> nx.Graph:
         return load_graph(self.path / GRAPH)
+
+    def reader(self, backend: Backend = "sparql") -> Reader:
+        """The questions of `read.questions.Reader`, answered by `backend`."""
+        if backend == "memory":
+            from paperkg.read.memory import CorpusData, MemoryReader
+
+            return MemoryReader(CorpusData.from_store(self.store), self.graph,
+                                self.doc_vectors, where=str(self.path))
+        if backend == "sparql":
+            from paperkg.read.sparql import SparqlReader
+
+            return SparqlReader(self.store, where=str(self.path),
+                                vectors=lambda: self.doc_vectors)
+        raise UsageError(f"unknown back end {backend!r}; choose one of {BACKENDS}")
+
+    def sparql(self, text: str) -> QueryResult:
+        """Run a person's query (standard prefixes added); a syntax error points at their
+        text, in one readable line."""
+        full = with_prefixes(text)
+        try:
+            return self.store.query(full)
+        except QueryError as err:
+            shift = full.count("\n") - text.count("\n")
+            raise QueryError(explain_query_error(str(err), shift, text)) from err
 
     def export(self, fmt: str, target: Path | None = None) -> Path:
         """Write the KG as Turtle, N-Triples, JSON-LD or GraphML; returns the file written."""

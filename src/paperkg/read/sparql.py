@@ -1,177 +1,284 @@
-"""Graph walks answered from the store, without loading the whole NetworkX graph.
+"""The SPARQL back end: every question as SPARQL over a `Store`.
 
-Loading the full graph costs seconds (fine for a long-running server, not for one CLI
-command), so a walk fetches only the hops it needs with SPARQL, builds that local graph
-with the same node keys and attributes as `graph.build_nx`, and hands it to the one
-ranking function, `graph.neighbourhood`.
+Any store that answers `query(sparql) -> QueryResult` works: the embedded Oxigraph store
+(the CLI opens it without loading the whole graph) or a SPARQL server. Each question
+fetches only what it needs; rankings that are not plain SPARQL (search, related with
+blend, neighbourhoods) are finished by the same code the memory back end uses.
 """
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Iterable
+import json
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import networkx as nx
+import numpy as np
+from numpy.typing import NDArray
 
+from paperkg.errors import UnknownNode
+from paperkg.read.questions import (
+    Attrs,
+    ConceptInfo,
+    ConceptLink,
+    Hit,
+    Neighbourhood,
+    PaperInfo,
+    Reader,
+)
+from paperkg.read.sparqlwalk import complete_edges, local_graph, node_labels
+from paperkg.read.textindex import TextIndex, tokens
+from paperkg.read.walk import Walker
+from paperkg.results import QueryResult, Term
+from paperkg.sparqltext import with_prefixes
 from paperkg.store import Store
-from paperkg.vocab import SPARQL_PREFIXES, author_iri, concept_iri, node_key, paper_iri, parse_iri
+from paperkg.vocab import (
+    CONCEPT_TYPES,
+    PLAIN_CONCEPT,
+    concept_iri,
+    iri_id,
+    iri_of,
+    paper_iri,
+    type_name,
+)
 
-__all__ = ["complete_edges", "iri_of", "local_graph"]
+__all__ = ["SparqlReader"]
 
-# One query per kind of frontier node and edge, VALUES first: Oxigraph joins these from
-# the bound side; a UNION of them made it scan every mention for every frontier node.
-_ROLE = (" OPTIONAL {{{{ {paper} pkg:proposes {concept} BIND(1 AS ?p) }}}}"
-         " OPTIONAL {{{{ {paper} pkg:evaluatesOn {concept} BIND(1 AS ?e) }}}}")
-_EDGE_QUERIES = {
-    "paper": (
-        ("mentions", "SELECT ?a ?b ?score ?rank ?p ?e WHERE {{ VALUES ?a {{ {values} }} "
-         "?a pkg:hasMention ?m . ?m pkg:concept ?b ; pkg:score ?score ; pkg:rank ?rank ."
-         + _ROLE.format(paper="?a", concept="?b") + " }}"),
-        ("creator", "SELECT ?a ?b WHERE {{ VALUES ?a {{ {values} }} ?a dcterms:creator ?b }}"),
-    ),
-    "concept": (
-        ("mentions", "SELECT ?a ?b ?score ?rank ?p ?e WHERE {{ VALUES ?a {{ {values} }} "
-         "?m pkg:concept ?a . ?b pkg:hasMention ?m . ?m pkg:score ?score ; pkg:rank ?rank ."
-         + _ROLE.format(paper="?b", concept="?a") + " }}"),
-        ("broader", "SELECT ?a ?b ?up WHERE {{ VALUES ?a {{ {values} }} "
-         "{{ ?a skos:broader ?b BIND(?b AS ?up) }} UNION {{ ?b skos:broader ?a BIND(?a AS ?up) }}"
-         " }}"),
-    ),
-    "author": (
-        ("creator", "SELECT ?a ?b WHERE {{ VALUES ?a {{ {values} }} ?b dcterms:creator ?a }}"),
-    ),
-}
-
-_LABELS = SPARQL_PREFIXES + """
-SELECT ?n ?label WHERE {{
-  VALUES ?n {{ {values} }}
-  {{ ?n skos:prefLabel ?label }} UNION {{ ?n a pkg:Paper ; rdfs:label ?label }}
-  UNION {{ ?n a foaf:Person ; foaf:name ?label }}
-}}"""
-# A separate query: an OPTIONAL type inside the UNION above made Oxigraph take ~1.8 s
-# for 350 nodes of the full KG; both VALUES-bound, this takes milliseconds.
-_TYPES = SPARQL_PREFIXES + """
-SELECT ?n ?type WHERE {{
-  VALUES ?n {{ {values} }} VALUES ?type {{ pkg:Method pkg:Dataset pkg:Task pkg:Metric }}
-  ?n a ?type
-}}"""
-
-_IRI = {"paper": paper_iri, "concept": concept_iri, "author": author_iri}
+_TYPED = ", ".join(f"pkg:{t}" for t in CONCEPT_TYPES)
+# How far each side looks for the "what connects two papers" view: paths of up to twice
+# this many hops are found.
+_CONNECT_DEPTH, _CONNECT_LIMIT = 2, 2000
 
 
-def iri_of(key: str) -> str:
-    """The IRI of a node key ("paper:ID" → https://w3id.org/paperkg/paper/ID)."""
-    kind, ident = key.split(":", 1)
-    if kind not in _IRI:
-        raise ValueError(f"unknown node kind {kind!r} in {key!r}")
-    return str(_IRI[kind](ident))
+def _lit(text: str) -> str:
+    """A SPARQL string literal (JSON escaping is valid SPARQL escaping)."""
+    return json.dumps(text)
 
 
-def _key(iri: str) -> str | None:
-    parsed = parse_iri(iri)
-    return node_key(*parsed) if parsed else None
+def _v(term: Term | None) -> str:
+    return "" if term is None else term.value
 
 
-def _values(keys: Iterable[str]) -> str:
-    return " ".join(f"<{iri_of(k)}>" for k in keys)
+class SparqlReader(Reader):
+    """Questions answered by SPARQL on `store`; `vectors` (ids, unit vectors) are the
+    KG's abstract vectors, for related papers with blend."""
 
+    name = "sparql"
 
-def local_graph(store: Store, start: str, depth: int, limit: int) -> nx.Graph:
-    """Every node within `depth` hops of `start` (node key), with their edges.
+    def __init__(self, store: Store, where: str = "the KG",
+                 vectors: Callable[[], tuple[Sequence[str], NDArray[np.float32]] | None]
+                 | None = None) -> None:
+        self.store = store
+        self.where = where
+        self._load_vectors = vectors
+        self._vector_rows: dict[str, int] | None = None
+        self._vector_matrix: NDArray[np.float32] | None = None
 
-    Stops expanding once the hops so far hold `limit` nodes: `neighbourhood` keeps nearer
-    nodes first, so farther ones could never make the cut. (Degrees, the last tie-break,
-    are those of this local graph.)
-    """
-    g = nx.Graph()
-    g.add_node(start)
-    seen = {start}
-    frontier = [start]
-    for _ in range(depth):
-        if not frontier or len(seen) >= limit:
-            break
-        nxt: list[str] = []
-        for a, b, attrs in _edges(store, frontier):
-            g.add_edge(a, b, **attrs)
-            if b not in seen:
-                seen.add(b)
-                nxt.append(b)
-        frontier = nxt
-    _label(store, g)
-    return g
+    def _select(self, sparql: str) -> list[tuple[Term | None, ...]]:
+        res: QueryResult = self.store.query(with_prefixes(sparql))
+        return [tuple(row) for row in res.rows]
 
+    def _ask(self, sparql: str) -> bool:
+        return bool(self.store.query(with_prefixes(sparql)).boolean)
 
-def complete_edges(store: Store, g: nx.Graph) -> nx.Graph:
-    """Add the store's edges between nodes of `g` that `g` lacks: a walk finds no edge
-    between two nodes of its last hop (a paper and a concept it mentions, both one hop
-    from that concept's broader concept), and the full graph has them. Call it on the
-    kept nodes only: it costs one query round over them."""
-    nodes = set(g.nodes)
-    # every paper-concept and paper-author edge shows from its paper's side; concepts
-    # need only their broader links (asking them for mentions would list every paper)
-    papers = [n for n in nodes if n.startswith("paper:")]
-    concepts = [n for n in nodes if n.startswith("concept:")]
-    found = itertools.chain(_edges(store, papers), _edges(store, concepts, only="broader"))
-    for a, b, attrs in found:
-        if b in nodes and not g.has_edge(a, b):
-            g.add_edge(a, b, **attrs)
-    return g
+    # ------------------------------------------------------------ papers and concepts
 
+    def counts(self) -> dict[str, int]:
+        (row,) = self._select("""SELECT (COUNT(DISTINCT ?p) AS ?papers)
+            (COUNT(DISTINCT ?c) AS ?concepts) WHERE {
+            { ?p a pkg:Paper } UNION { ?c a skos:Concept ; pkg:paperCount ?n } }""")
+        return {"papers": int(_v(row[0]) or 0), "concepts": int(_v(row[1]) or 0)}
 
-def _edges(
-    store: Store, frontier: list[str], only: str | None = None
-) -> Iterable[tuple[str, str, dict[str, str | float | int]]]:
-    by_kind: dict[str, list[str]] = {}
-    for key in frontier:
-        by_kind.setdefault(key.split(":", 1)[0], []).append(key)
-    for kind, keys in by_kind.items():
-        for i in range(0, len(keys), 200):
-            values = _values(keys[i : i + 200])
-            for edge_kind, template in _EDGE_QUERIES[kind]:
-                if only is not None and edge_kind != only:
-                    continue
-                res = store.query(SPARQL_PREFIXES + template.format(values=values))
-                names = res.variables
-                for row in res.rows:
-                    cell = dict(zip(names, row, strict=True))
-                    a, b = cell["a"], cell["b"]
-                    ka = _key(a.value) if a is not None else None
-                    kb = _key(b.value) if b is not None else None
-                    if ka is None or kb is None:
-                        continue
-                    if edge_kind == "broader":
-                        up = cell["up"]
-                        yield ka, kb, {"kind": "broader", "score": 1.0,
-                                       "broader": (_key(up.value) or "") if up else ""}
-                        continue
-                    if edge_kind != "mentions":
-                        yield ka, kb, {"kind": edge_kind, "score": 1.0}
-                        continue
-                    role = "proposes" if cell.get("p") else (
-                        "evaluatesOn" if cell.get("e") else "mentions")
-                    score, rank = cell["score"], cell["rank"]
-                    yield ka, kb, {"kind": "mentions", "role": role,
-                                   "score": float(score.value) if score else 0.0,
-                                   "rank": int(rank.value) if rank else 0,
-                                   "proposes": role == "proposes"}
+    def _papers(self, ids: Sequence[str]) -> dict[str, PaperInfo]:
+        if not ids:
+            return {}
+        values = " ".join(f"<{paper_iri(i)}>" for i in ids)
+        authors: dict[str, list[str]] = {}
+        for p, name in self._select(f"""SELECT ?p ?n WHERE {{ VALUES ?p {{ {values} }}
+                ?p dcterms:creator ?a . ?a foaf:name ?n }}"""):
+            authors.setdefault(iri_id(p), []).append(_v(name))
+        out = {}
+        for p, label, title, abstract, decision, url in self._select(f"""
+                SELECT ?p ?label ?title ?abstract ?decision ?url WHERE {{
+                  VALUES ?p {{ {values} }}
+                  ?p a pkg:Paper ; rdfs:label ?label ; dcterms:abstract ?abstract .
+                  OPTIONAL {{ ?p dcterms:title ?title }} OPTIONAL {{ ?p pkg:decision ?decision }}
+                  OPTIONAL {{ ?p schema:url ?url }} }}"""):
+            pid = iri_id(p)
+            out[pid] = PaperInfo(pid, _v(label), _v(title), _v(abstract),
+                                 type_name(_v(decision)) if decision else "", _v(url),
+                                 tuple(sorted(authors.get(pid, ()))))
+        return out
 
+    def paper(self, paper_id: str) -> PaperInfo:
+        found = self._papers([paper_id])
+        if paper_id not in found:
+            raise UnknownNode(
+                f"no paper with id {paper_id!r} in {self.where}; list some with: paperkg "
+                "query 'SELECT ?id ?label WHERE { ?p dcterms:identifier ?id ; rdfs:label "
+                "?label } LIMIT 10'")
+        return found[paper_id]
 
-def _label(store: Store, g: nx.Graph) -> None:
-    nodes = list(g.nodes)
-    for node in nodes:
-        g.nodes[node]["kind"] = node.split(":", 1)[0]
-    for i in range(0, len(nodes), 500):
-        res = store.query(_LABELS.format(values=_values(nodes[i : i + 500])))
-        for n, label in res.rows:
-            key = _key(n.value) if n is not None else None
-            if key is not None and label is not None:
-                g.nodes[key]["label"] = label.value
-    concepts = [n for n in nodes if n.startswith("concept:")]
-    for n in concepts:
-        g.nodes[n]["ctype"] = "Concept"
-    for i in range(0, len(concepts), 500):
-        res = store.query(_TYPES.format(values=_values(concepts[i : i + 500])))
-        for n, ctype in res.rows:
-            key = _key(n.value) if n is not None else None
-            if key is not None and ctype is not None:
-                g.nodes[key]["ctype"] = ctype.value.rsplit("#", 1)[-1]
+    def _concepts(self, where: str) -> list[ConceptInfo]:
+        """Concepts matching a SPARQL pattern on ?c, with labels, counts and types."""
+        alts: dict[str, list[str]] = {}
+        types: dict[str, list[str]] = {}
+        for c, alt in self._select(f"SELECT ?c ?alt WHERE {{ {where} ?c skos:altLabel ?alt }}"):
+            alts.setdefault(_v(c), []).append(_v(alt))
+        for c, t in self._select(f"SELECT ?c ?t WHERE {{ {where} ?c a ?t "
+                                 "FILTER(?t != skos:Concept) }"):
+            types.setdefault(_v(c), []).append(type_name(_v(t)))
+        rows = self._select(f"""SELECT ?c ?label ?n ?w WHERE {{ {where}
+            ?c a skos:Concept ; skos:prefLabel ?label ; pkg:paperCount ?n ; pkg:weight ?w }}""")
+        return [ConceptInfo(iri_id(c), _v(label), tuple(sorted(alts.get(_v(c), ()))),
+                            int(_v(n)), float(_v(w)), tuple(sorted(types.get(_v(c), ()))))
+                for c, label, n, w in rows]
+
+    def concept(self, concept_id: str) -> ConceptInfo:
+        cid = concept_id.removeprefix("concept:")
+        found = self._concepts(f"VALUES ?c {{ <{concept_iri(cid)}> }}") if cid else []
+        if not found:
+            raise UnknownNode(f"no concept with id {concept_id!r} in {self.where}; find one "
+                              "with search")
+        return found[0]
+
+    def concepts_of(self, paper_id: str) -> list[ConceptLink]:
+        self.paper(paper_id)
+        p = f"<{paper_iri(paper_id)}>"
+        rows = self._select(f"""
+            SELECT ?c ?label ?score ?rank ?weight
+                   (SAMPLE(?k) AS ?kind) (SAMPLE(?r) AS ?role) WHERE {{
+              {p} pkg:hasMention ?m .
+              ?m pkg:concept ?c ; pkg:score ?score ; pkg:rank ?rank .
+              ?c skos:prefLabel ?label ; pkg:weight ?weight .
+              OPTIONAL {{ ?c a ?t FILTER(?t IN ({_TYPED})) BIND(STRAFTER(STR(?t), "#") AS ?k) }}
+              OPTIONAL {{ {p} pkg:proposes ?c BIND("proposes" AS ?r) }}
+              OPTIONAL {{ {p} pkg:evaluatesOn ?c BIND("evaluatesOn" AS ?r) }}
+            }} GROUP BY ?c ?label ?score ?rank ?weight ORDER BY ?rank""")
+        return [ConceptLink(iri_id(c), _v(label), float(_v(score)), int(_v(rank)),
+                            float(_v(weight)), _v(kind) or PLAIN_CONCEPT, _v(role) or "mentions")
+                for c, label, score, rank, weight, kind, role in rows]
+
+    def concept_papers(self, concept_id: str, limit: int = 50, offset: int = 0,
+                       ) -> tuple[int, list[tuple[PaperInfo, float]]]:
+        c = self.concept(concept_id)
+        iri = f"<{concept_iri(c.id)}>"
+        (total,) = self._select(f"SELECT (COUNT(?m) AS ?n) WHERE {{ ?m pkg:concept {iri} }}")
+        rows = self._select(f"""SELECT ?p ?score WHERE {{ ?m pkg:concept {iri} ;
+            pkg:score ?score . ?p pkg:hasMention ?m }}""")
+        ranked = sorted(((iri_id(p), float(_v(s))) for p, s in rows), key=lambda x: (-x[1], x[0]))
+        page = ranked[offset: offset + limit]
+        info = self._papers([p for p, _ in page])
+        return int(_v(total[0]) or 0), [(info[p], s) for p, s in page]
+
+    def top_concepts(self, limit: int = 15) -> list[ConceptInfo]:
+        top = self._select(f"""SELECT ?c WHERE {{ ?c a skos:Concept ; skos:prefLabel ?l ;
+            pkg:paperCount ?n }} ORDER BY DESC(?n) ?l LIMIT {int(limit)}""")
+        if not top:
+            return []
+        values = " ".join(f"<{_v(c)}>" for (c,) in top)
+        found = {c.id: c for c in self._concepts(f"VALUES ?c {{ {values} }}")}
+        return [found[iri_id(c)] for (c,) in top if iri_id(c) in found]
+
+    # ------------------------------------------------------------ search and labels
+
+    def search(self, query: str, limit: int = 20, offset: int = 0,
+               kinds: Iterable[str] | None = None) -> tuple[int, list[Hit]]:
+        """Fetch the documents holding a query word (a superset, by substring), index
+        just those with the whole KG's size for IDF: the memory back end's ranking."""
+        terms = list(dict.fromkeys(tokens(query)))
+        if not terms:
+            return 0, []
+        # both kinds, whatever `kinds` asks for: a word's document frequency counts both
+        match = " || ".join(f"CONTAINS(?text, {_lit(t)})" for t in terms)
+        papers = [iri_id(p) for (p,) in self._select(f"""SELECT DISTINCT ?p WHERE {{
+            ?p a pkg:Paper . {{ ?p rdfs:label ?t }} UNION {{ ?p dcterms:title ?t }}
+            UNION {{ ?p dcterms:abstract ?t }} BIND(LCASE(STR(?t)) AS ?text)
+            FILTER({match}) }}""")]
+        concepts = self._concepts(f"""{{ SELECT DISTINCT ?c WHERE {{ ?c a skos:Concept .
+            {{ ?c skos:prefLabel ?t }} UNION {{ ?c skos:altLabel ?t }}
+            BIND(LCASE(STR(?t)) AS ?text) FILTER({match}) }} }}""")
+        counts = self.counts()
+        found = self._papers(papers)
+        index = TextIndex(found.values(), concepts, counts["papers"] + counts["concepts"])
+        return index.search(query, limit, offset, kinds)
+
+    def labels(self, keys: Sequence[str]) -> dict[str, Attrs]:
+        return dict(node_labels(self.store, list(keys)))
+
+    # ------------------------------------------------------------ related papers
+
+    def _related_scores(self, paper_id: str) -> tuple[list[str], NDArray[np.float64]]:
+        p = f"<{paper_iri(paper_id)}>"
+        rows = self._select(f"""
+            SELECT ?other (SUM(?w * ?s1 * ?s2) AS ?score) WHERE {{
+              {p} pkg:hasMention ?m1 . ?m1 pkg:concept ?c ; pkg:score ?s1 .
+              ?m2 pkg:concept ?c ; pkg:score ?s2 . ?other pkg:hasMention ?m2 .
+              ?c pkg:weight ?w .
+              FILTER(?other != {p})
+            }} GROUP BY ?other""")
+        ids = [iri_id(o) for o, _ in rows]
+        return ids, np.array([float(_v(s)) for _, s in rows], dtype=np.float64)
+
+    def _shared(self, paper_id: str, others: Sequence[str]) -> dict[str, list[tuple[str, float]]]:
+        if not others:
+            return {}
+        values = " ".join(f"<{paper_iri(o)}>" for o in others)
+        out: dict[str, list[tuple[str, float]]] = {}
+        for o, label, w in self._select(f"""SELECT ?o ?label ?w WHERE {{
+                VALUES ?o {{ {values} }} <{paper_iri(paper_id)}> pkg:mentions ?c .
+                ?o pkg:mentions ?c . ?c skos:prefLabel ?label ; pkg:weight ?w }}"""):
+            out.setdefault(iri_id(o), []).append((_v(label), float(_v(w))))
+        return out
+
+    def _vectors(self, ids: Sequence[str]) -> NDArray[np.float32] | None:
+        if self._vector_rows is None:
+            loaded = self._load_vectors() if self._load_vectors else None
+            if loaded is None:
+                return None
+            self._vector_rows = {pid: i for i, pid in enumerate(loaded[0])}
+            self._vector_matrix = loaded[1]
+        matrix = self._vector_matrix
+        assert matrix is not None
+        out = np.zeros((len(ids), matrix.shape[1]), dtype=np.float32)
+        for j, pid in enumerate(ids):
+            if pid in self._vector_rows:
+                out[j] = matrix[self._vector_rows[pid]]
+        return out
+
+    # ------------------------------------------------------------ nodes and walks
+
+    def _exists(self, key: str) -> bool:
+        try:
+            iri = iri_of(key)
+        except ValueError:
+            return False
+        return self._ask(f"ASK {{ {{ <{iri}> ?p ?o }} UNION {{ ?s ?p <{iri}> }} }}")
+
+    def _concept_by_label(self, text: str) -> str | None:
+        rows = self._select(f"""SELECT ?c WHERE {{
+            {{ ?c skos:prefLabel ?l BIND(0 AS ?alt) }}
+            UNION {{ ?c skos:altLabel ?l BIND(1 AS ?alt) }}
+            FILTER(LCASE(STR(?l)) = {_lit(text.casefold())}) ?c pkg:paperCount ?n }}
+            ORDER BY ?alt DESC(?n) ?c LIMIT 1""")
+        return iri_id(rows[0][0]) if rows and rows[0][0] is not None else None
+
+    def _walk(self, start: str, depth: int, limit: int,
+              kinds: Iterable[str] | None) -> Neighbourhood:
+        walked = local_graph(self.store, start, depth, limit if kinds is None else 10**9)
+        nodes, edges = Walker(walked).neighbourhood(start, depth=depth, limit=limit,
+                                                    kinds=kinds)
+        kept = nx.Graph()
+        kept.add_nodes_from(nodes)
+        kept.add_edges_from(edges)
+        complete_edges(self.store, kept)
+        order = {n: i for i, (n, _) in enumerate(nodes)}
+        edge_list: list[tuple[str, str, dict[str, Any]]] = [
+            (a, b, d) if order[a] <= order[b] else (b, a, d) for a, b, d in kept.edges(data=True)]
+        return Neighbourhood(start, nodes, edge_list)
+
+    def _connection_graph(self, a: str, b: str) -> nx.Graph:
+        """The union of both nodes' neighbourhoods of `_CONNECT_DEPTH` hops: every
+        shortest path of up to twice that length lies inside it."""
+        return nx.compose(local_graph(self.store, a, _CONNECT_DEPTH, _CONNECT_LIMIT),
+                          local_graph(self.store, b, _CONNECT_DEPTH, _CONNECT_LIMIT))

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterable
+from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 import networkx as nx
 
-__all__ = ["Walker", "neighbourhood"]
+__all__ = ["Connection", "Walker", "connection", "neighbourhood"]
 
 Edge = tuple[str, str, dict[str, Any]]
 
@@ -84,3 +86,37 @@ def neighbourhood(
     sub.add_nodes_from(nodes)
     sub.add_edges_from(edges)
     return sub
+
+
+@dataclass(slots=True)
+class Connection:
+    """What links two nodes: the subgraph of their shared neighbours and shortest paths
+    (path edges marked `on_path`)."""
+
+    a: str
+    b: str
+    graph: nx.Graph
+    shared: list[str]
+    paths: list[list[str]]
+
+
+def connection(g: nx.Graph, a: str, b: str, max_paths: int = 8,
+               max_shared: int = 60) -> Connection:
+    """The neighbours `a` and `b` share (strongest links first) and up to `max_paths`
+    shortest paths between them, with the edges among those nodes."""
+    for key in (a, b):
+        if key not in g:
+            raise KeyError(f"{key} is not in the graph")
+    shared = sorted((n for n in g[a] if n in g[b]),
+                    key=lambda n: (-float(g[a][n].get("score", 0)) - float(
+                        g[b][n].get("score", 0)), n))[:max_shared]
+    try:
+        paths = list(islice(nx.all_shortest_paths(g, a, b), max_paths))
+    except nx.NetworkXNoPath:
+        paths = []
+    keep = {a, b, *shared, *(n for p in paths for n in p)}
+    sub = nx.Graph(g.subgraph(keep))
+    on_path = {frozenset(e) for p in paths for e in zip(p, p[1:], strict=False)}
+    for u, v, data in sub.edges(data=True):
+        data["on_path"] = frozenset((u, v)) in on_path
+    return Connection(a, b, sub, shared, paths)

@@ -15,15 +15,16 @@ import json
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from itertools import islice
 from typing import Any
 from urllib.parse import quote
 
 import networkx as nx
 
 from paperkg.errors import UsageError
+from paperkg.read.walk import Connection
 from paperkg.results import QueryResult, Term
-from paperkg.vocab import PKG, RDF, RDFS, SKOS, parse_iri
+from paperkg.vocab import CONCEPT_TYPES as TYPED
+from paperkg.vocab import PKG, PLAIN_CONCEPT, RDF, RDFS, SKOS, parse_iri
 
 __all__ = [
     "EDGE_STYLES",
@@ -36,7 +37,7 @@ __all__ = [
     "vis_data",
 ]
 
-CONCEPT_TYPES = ("Concept", "Method", "Dataset", "Task", "Metric")
+CONCEPT_TYPES = (PLAIN_CONCEPT, *TYPED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,32 +117,16 @@ def neighbourhood_view(sub: nx.Graph, center: str, depth: int, limit: int) -> Vi
     return View(sub, str(label), f"within {depth} hop(s) of {center}{cut}", (center,))
 
 
-def connect_view(g: nx.Graph, a: str, b: str, max_paths: int = 8,
-                 max_shared: int = 60) -> View:
-    """What links two nodes: the neighbours they share and up to `max_paths` shortest
-    paths between them, drawn with the edges among those nodes (path edges in red)."""
-    for key in (a, b):
-        if key not in g:
-            raise KeyError(f"{key} is not in the graph")
-    if a == b:
-        raise UsageError(f"pick two different nodes (both are {a})")
-    shared = sorted((n for n in g[a] if n in g[b]),
-                    key=lambda n: (-float(g[a][n].get("score", 0)) - float(
-                        g[b][n].get("score", 0)), n))[:max_shared]
-    try:
-        paths = list(islice(nx.all_shortest_paths(g, a, b), max_paths))
-    except nx.NetworkXNoPath:
-        paths = []
-    keep = {a, b, *shared, *(n for p in paths for n in p)}
-    sub = nx.Graph(g.subgraph(keep))
-    on_path = {frozenset(e) for p in paths for e in zip(p, p[1:], strict=False)}
-    for u, v, data in sub.edges(data=True):
-        data["on_path"] = frozenset((u, v)) in on_path
-    la, lb = (g.nodes[k].get("label", k) for k in (a, b))
-    hops = len(paths[0]) - 1 if paths else None
-    subtitle = (f"{len(shared)} shared neighbour(s); " + (
-        f"{len(paths)} shortest path(s) of {hops} hop(s)" if paths else "no path between them"))
-    return View(sub, f"{la} ↔ {lb}", subtitle, (a, b))
+def connect_view(conn: Connection) -> View:
+    """What links two nodes (`Reader.connection`): shared neighbours and shortest paths
+    (path edges in red)."""
+    g = conn.graph
+    la, lb = (g.nodes[k].get("label", k) for k in (conn.a, conn.b))
+    hops = len(conn.paths[0]) - 1 if conn.paths else None
+    subtitle = (f"{len(conn.shared)} shared neighbour(s); " + (
+        f"{len(conn.paths)} shortest path(s) of {hops} hop(s)" if conn.paths
+        else "no path between them"))
+    return View(g, f"{la} ↔ {lb}", subtitle, (conn.a, conn.b))
 
 
 _LABEL_PREDICATES = (str(SKOS.prefLabel), "http://purl.org/dc/terms/title", str(RDFS.label),

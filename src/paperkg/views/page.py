@@ -19,11 +19,9 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from paperkg.store import Store
 from paperkg.views.draw import EDGE_STYLES, NODE_STYLES, View, vis_data
-from paperkg.vocab import SPARQL_PREFIXES
 
-__all__ = ["ASSETS", "asset", "render_page", "store_lookup"]
+__all__ = ["ASSETS", "asset", "render_page"]
 
 VIS_VERSION = "9.1.2"
 #: file name → media type of the assets a page needs (all from the pyvis package)
@@ -97,33 +95,3 @@ def _legend_nodes(view: View) -> list[tuple[str, str, str]]:
 def _legend_edges(data: Mapping[str, Any]) -> list[tuple[str, bool, str]]:
     colours = {e["color"] for e in data["edges"]}
     return [style for style in EDGE_STYLES.values() if style[0] in colours]
-
-
-def store_lookup(store: Store) -> Any:
-    """A `views.fill_labels` lookup answered by SPARQL: labels of papers, concepts and
-    authors, and the concept subtype (pkg:Method …) where the KG records one."""
-    from paperkg.read.sparql import iri_of
-    from paperkg.vocab import parse_iri
-
-    def lookup(keys: list[str]) -> dict[str, dict[str, Any]]:
-        ours = [k for k in keys if k.split(":", 1)[0] in ("paper", "concept", "author")]
-        out: dict[str, dict[str, Any]] = {}
-        for i in range(0, len(ours), 300):
-            values = " ".join(f"<{iri_of(k)}>" for k in ours[i: i + 300])
-            res = store.query(SPARQL_PREFIXES + f"""
-                SELECT ?n ?label ?type WHERE {{ VALUES ?n {{ {values} }}
-                  OPTIONAL {{ ?n skos:prefLabel|rdfs:label|foaf:name ?label }}
-                  OPTIONAL {{ ?n a ?type FILTER(?type IN (pkg:Method, pkg:Dataset, pkg:Task,
-                                                         pkg:Metric)) }} }}""")
-            for n, label, ctype in res.rows:
-                parsed = parse_iri(n.value) if n is not None else None
-                if parsed is None:
-                    continue
-                attrs = out.setdefault(f"{parsed[0]}:{parsed[1]}", {})
-                if label is not None:
-                    attrs.setdefault("label", label.value)
-                if ctype is not None:
-                    attrs["ctype"] = ctype.value.rsplit("#", 1)[-1]
-        return out
-
-    return lookup

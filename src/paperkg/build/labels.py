@@ -1,0 +1,77 @@
+"""A concept's preferred label: the most readable common spelling, cased as prose.
+
+Titles and headings capitalise common words ("Embedding Perspective", "Short Videos",
+"INCREMENTAL LEARNING"); a label should read the way the word is written mid-sentence.
+`NameEvidence` counts, in the abstracts of the papers that use a phrase, how often it is
+written with its capitals where no sentence starts: a phrase mostly written so is a name
+("Dynamic Prompt Corruption", "Llama") and keeps its case; others go lower case. Acronyms
+(`lexicon.is_acronym`) always keep theirs. Labels are unique in the scheme exactly (SKOS),
+so "CLIP" (a model) and "clip" may both be labels; a label is never numbered.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+
+from paperkg.build.lexicon import is_acronym
+
+__all__ = ["NameEvidence", "preferred_label", "prose_case"]
+
+_SENTENCE_END = re.compile(r"[.!?:;]\s*$")
+
+
+class NameEvidence:
+    """How the papers that use a phrase write it where no sentence starts: mostly with
+    its capitals ("we propose Dynamic Prompt Corruption, which") makes it a name."""
+
+    def __init__(self, texts: Mapping[str, str]) -> None:
+        self.texts = texts
+
+    def is_name(self, form: str, papers: Iterable[str]) -> bool:
+        # a definition ("Decision Trees (DTs)") is capitalised by convention: not counted
+        pattern = re.compile(r"(?<![\w-])" + re.escape(form) + r"(?![\w-])(?!\s*\()",
+                             re.IGNORECASE)
+        capital = lower = 0
+        for pid in papers:
+            text = self.texts.get(pid, "")
+            for m in pattern.finditer(text):
+                if m.start() == 0 or _SENTENCE_END.search(text[max(0, m.start() - 3):m.start()]):
+                    continue  # a sentence start says nothing
+                if m.group(0) == form:
+                    capital += 1
+                else:
+                    lower += 1
+        return capital > lower
+
+
+def prose_case(form: str, is_name: bool) -> str:
+    """A name as written; anything else with every word but acronyms in lower case."""
+    if is_name:
+        return form
+    return " ".join(w if is_acronym(w) else w.lower() for w in form.split())
+
+
+def preferred_label(forms: Counter[str], taken: set[str], names: NameEvidence,
+                    papers: Iterable[str] = ()) -> str:
+    """The most readable common form: spelled out before an acronym, lower case before
+    Title Case (unless lower case is under a quarter of the uses), then the most frequent,
+    then the shorter; in prose case unless the papers using it write it as a name; never
+    a label another concept took (exactly)."""
+    top = max(forms.values())
+    order = sorted(forms, key=lambda f: (
+        is_acronym(f),                                  # spelled out before an acronym
+        not (f == f.lower() and 4 * forms[f] >= top),   # lower case unless rare
+        -forms[f], len(f), f))
+    papers = list(papers)
+    for form in order:
+        cased = form if form == form.lower() else prose_case(form, names.is_name(form, papers))
+        for label in (cased, form):
+            if label not in taken:
+                return label
+    # every spelling is another concept's label (a short form two papers define apart):
+    # name it by its most used spelling and what it is written as elsewhere
+    first = order[0]
+    label = f"{first} / {order[-1]}" if len(order) > 1 else f"{first} (term)"
+    return label if label not in taken else f"{first} ({' '.join(sorted(forms))})"

@@ -1,0 +1,211 @@
+"""English word facts the build side shares, each stated once.
+
+- `FUNCTION_WORDS`: the one stop-word list (determiners, pronouns, prepositions,
+  conjunctions, auxiliaries) — a concept never contains one, except linking words inside
+  a known term ("mixture of experts").
+- `GENERIC_MODIFIERS`, `GENERIC_NOUNS`, `GENERIC_HEADS`: evaluative adjectives that never
+  start a concept, single words too broad to tag a paper with, and nouns that never head a
+  concept ("ongoing progress", "irrelevant ones", "research significance").
+- `is_acronym`: the one rule for "this word is written as a name or abbreviation and keeps
+  its case" ("LLMs", "MoE", "GSM8K", "Llama3"), which refuses an all-caps spelling of a
+  common English word ("INCREMENTAL LEARNING" is "incremental learning").
+- `singular`: the one plural rule; `pos` and `verb_forms` ask lemminflect's lexicon.
+- `repair_text`: sentences and words glued together by a scrape ("sets.Our",
+  "dataPre-Training viaMeta-representation") are split before anything reads them.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+__all__ = ["FUNCTION_WORDS", "GENERIC_HEADS", "GENERIC_MODIFIERS", "GENERIC_NOUNS",
+           "edit_distance_one", "is_acronym", "is_common_word", "is_shouted", "pos", "repair_text",
+           "singular", "verb_forms"]
+
+FUNCTION_WORDS = frozenset("""
+a about above across after afterwards again against all almost alone along already also although
+always am among amongst amid an and another any anyhow anyone anything anyway anywhere are around
+as at be became because become becomes becoming been before beforehand behind being below beside
+besides between beyond both but by can cannot could despite did do does doing done down during
+each eg e.g either else elsewhere enough especially etc even ever every everyone everything
+everywhere except few for former formerly from further furthermore had has have having he hence
+her here hereby herein hers herself him himself his how however i ie i.e if in inc indeed into
+is it its itself just least less many may me meanwhile might mine more moreover most mostly much
+must my myself namely neither never nevertheless next no nobody none noone nor not nothing now
+nowhere of off often on once one only onto or other others otherwise our ours ourselves out over
+own per perhaps rather same seem seemed seeming seems several she should since so some somehow
+someone something sometime sometimes somewhat somewhere still such than that the their theirs
+them themselves then thence there thereafter thereby therefore therein thereupon these they this
+those though through throughout thus to together too toward towards two three four five six
+seven eight nine ten under unlike until up upon us very via vs versus was we well were what
+whatever when whence whenever where whereas whereby wherein whereupon wherever whether which
+while whilst who whoever whole whom whose why will with within without would yet you your yours
+yourself let lets let's can't won't don't doesn't isn't aren't wasn't it's we're they're thereof
+regarding concerning alongside amidst unless
+""".split())
+
+# Evaluative and generic modifiers: they start many spans but never name a concept.
+GENERIC_MODIFIERS = frozenset("""
+novel new various different existing extensive promising competitive significant effective
+superior comprehensive remarkable substantial strong simple key crucial critical important
+challenging impressive great good better best specific particular certain additional previous
+prior recent current traditional conventional typical common overall original possible similar
+entire diverse numerous multiple unique broad wide primary main major minor notable fundamental
+essential first second third last final initial underlying like able due many much several whole
+such considerable notably significantly clear easy difficult hard efficient powerful popular
+practical theoretical empirical experimental rich desirable favorable limited natural vast
+increasing growing widespread emerging prominent leading improved enhanced optimal suboptimal
+proposed resulting given respective corresponding relevant necessary sufficient successful
+accurate fast slow small large huge tiny big higher lower high low better worse more less full
+free open fewer latter former state-of-the-art well-known well-established well-studied so-
+called ongoing irrelevant relevant unseen remaining rapid massive severe serious poor
+""".split())
+
+# A single word that is only ever a generic noun, or names a whole area rather than
+# something a paper can be tagged with: never a concept on its own (a reader's rule: a
+# concept must be specific enough to connect papers meaningfully).
+GENERIC_NOUNS = frozenset("""
+approach approaches method methods framework frameworks paper papers work works model models
+result results performance problem problems task tasks data experiment experiments study studies
+analysis effectiveness improvement improvements way ways number set sets ability abilities
+capability capabilities issue issues challenge challenges process processes system systems
+technique techniques strategy strategies solution solutions setting settings scenario scenarios
+baseline baselines state art field fields domain domains application applications quality
+information insight insights finding findings term terms aspect aspects case cases type types
+form forms level levels range order time times need gap impact influence role effect effects
+evidence example examples instance instances property properties value values variety
+implementation component components end goal goals researcher researchers community practice
+practices idea ideas fact manner means lot part parts point points question questions reason
+reasons respect factor factors step steps stage stages mechanism mechanisms module modules
+design designs function functions amount amounts degree cost costs size sizes benchmark
+benchmarks dataset datasets code understanding tool tools complex soft hard standard input
+output learning training network networks structure structures representation representations
+parameter parameters error errors assumption assumptions operation operations variant variants
+iteration iterations token tokens user users weight weights pattern patterns scheme schemes
+observation observations condition conditions requirement requirements success effort efforts
+gain gains difficulty difficulties superiority promise combination combinations answer answers
+characteristic characteristics family families world nature human humans content presence
+access usage contrast demand demands support help lead guide release use aim handle train
+search bias optimization diffusion retrieval generation inference memory behavior behaviour
+dynamics distribution distributions flow flows classes class circuit circuits evaluation
+evaluations reasoning efficiency accuracy robustness generalization alignment adaptation
+prediction predictions classification detection segmentation estimation planning control
+sampling scaling attention language languages vision image images video videos text texts
+graph graphs knowledge feature features architecture architectures algorithm algorithms
+objective objectives loss losses metric metrics agent agents environment environments
+policy policies reward rewards signal signals space spaces theory theories
+""".split())
+
+# Nouns that never head a multi-word concept: "research significance", "ongoing
+# progress", "irrelevant ones", "embedding perspective", "model fusion techniques" is
+# "model fusion" (the head adds nothing).
+GENERIC_HEADS = frozenset("""
+ones one significance progress advances advance importance potential limitation limitations
+drawback drawbacks advantage advantages benefit benefits trend trends perspective perspectives
+direction directions success attempt attempts efforts effort way ways manner kind kinds sort
+sorts lot lots aspect aspects regard respect view views insight insights gains fashion
+performance performances outcome outcomes capabilities abilities
+""".split())
+
+
+@cache
+def pos(word: str) -> frozenset[str]:
+    """The parts of speech lemminflect's lexicon knows for a word (empty if unknown)."""
+    from lemminflect import getAllLemmas
+
+    return frozenset(getAllLemmas(word.lower()))
+
+
+def is_common_word(word: str) -> bool:
+    """An English word the lexicon knows (not a coined name such as "Pangea")."""
+    return bool(pos(word))
+
+
+@cache
+def verb_forms(verb: str) -> frozenset[str]:
+    """Every inflection of a verb ("propose" → proposes, proposed, proposing)."""
+    from lemminflect import getAllInflections, getAllInflectionsOOV
+
+    forms = getAllInflections(verb, upos="VERB") or getAllInflectionsOOV(verb, upos="VERB")
+    return frozenset(f for fs in forms.values() for f in fs)
+
+
+def is_acronym(word: str) -> bool:
+    """Written as an abbreviation or a name that keeps its case: two or more capitals making
+    up at least 30 % of its letters ("LLMs", "MoE", "GSM8K", "AQuA", "CLIP") or a capital
+    and a digit ("Llama3"). An all-caps word of five or more letters that the lexicon knows
+    ("INCREMENTAL", "SEARCH") is shouting, not an acronym."""
+    letters = sum(c.isalpha() for c in word)
+    upper = sum(c.isupper() for c in word)
+    if word.isupper() and letters >= 5 and word.isalpha() and is_common_word(word):
+        return False
+    return (upper >= 2 and upper >= 0.3 * letters) or (
+        word[:1].isupper() and any(c.isdigit() for c in word))
+
+
+def is_shouted(words: list[str]) -> bool:
+    """An all-caps phrase of common words ("DEEP LEARNING", "REPRESENTATION LEARNING"): a
+    heading's spelling of a common term, not a name."""
+    alpha = [w for w in words if any(c.isalpha() for c in w)]
+    return len(alpha) >= 2 and all(w.isupper() for w in alpha) and 2 * sum(
+        is_common_word(w) for w in alpha) >= len(alpha)
+
+
+_INVARIANT_S = (
+    "ss", "us", "is", "ics", "ous", "ness", "ias", "sis", "xis", "sus", "ys", "series",
+    "species",
+)
+_IRREGULAR = {"indices": "index", "matrices": "matrix", "vertices": "vertex", "data": "data",
+              "analyses": "analysis", "hypotheses": "hypothesis", "criteria": "criterion",
+              "phenomena": "phenomenon", "children": "child", "people": "person",
+              "bases": "basis", "axes": "axis", "mice": "mouse", "lemmata": "lemma"}
+
+
+def singular(word: str) -> str:
+    """English plural to singular, lower-cased; conservative (an unsure word stays as is)."""
+    lower = word.lower()
+    if lower in _IRREGULAR:
+        return _IRREGULAR[lower]
+    if len(lower) <= 3 or not lower.endswith("s") or lower.endswith(_INVARIANT_S):
+        return lower
+    if lower.endswith("ies") and len(lower) > 4:
+        return lower[:-3] + "y"
+    if lower.endswith(("sses", "shes", "ches", "xes", "zes")):
+        return lower[:-2]
+    return lower[:-1]
+
+
+# "sets.Our", "algorithms.We": a sentence end glued to the next sentence's first word.
+_GLUED_SENTENCE = re.compile(r"(?<=[a-z]{2})([.!?;:])(?=[A-Z][a-z])")
+# "dataPre-Training", "viaMeta-representation": a lower-case word glued to a capitalised one.
+_CAMEL_SEAM = re.compile(r"\b([a-z]{2,})([A-Z][a-z]{2,}[\w-]*)")
+
+
+def repair_text(text: str) -> str:
+    """Split glued sentences and glued words. A camel seam is split only when the
+    lower-case part is a word the lexicon knows and the whole word starts in lower case,
+    so names ("GFlowNet", "AlphaFold", "PyTorch", "iPhone", "xLSTM") stay whole."""
+    text = _GLUED_SENTENCE.sub(r"\1 ", text)
+
+    def seam(m: re.Match[str]) -> str:
+        left = m.group(1)
+        known = left in FUNCTION_WORDS or (len(left) >= 3 and is_common_word(left))
+        return f"{left} {m.group(2)}" if known else m.group(0)
+
+    return _CAMEL_SEAM.sub(seam, text)
+
+
+def edit_distance_one(a: str, b: str) -> bool:
+    """True when one insertion, deletion, substitution or adjacent swap turns a into b."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) > len(b):
+        a, b = b, a
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    if len(a) == len(b):
+        return a[i + 1:] == b[i + 1:] or (
+            i + 1 < len(a) and a[i] == b[i + 1] and a[i + 1] == b[i] and a[i + 2:] == b[i + 2:])
+    return a[i:] == b[i + 1:]

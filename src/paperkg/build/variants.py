@@ -1,0 +1,93 @@
+"""Keys that name one term though they differ: spacing, case of a coined name, a head
+noun after a name, a typo. Each rule returns key → (target key, why), so the merge is
+recorded with its reason; none ever merges across two acronyms that differ.
+
+- spacing: "multi modal" / "multimodal" (the key most used wins);
+- case of a name: "PANGEA" / "Pangea" — an all-caps and a capitalised spelling of a word
+  the lexicon does not know is one name ("CLIP" / "clips", "MATH" / "math" stay apart:
+  the lexicon knows "clip" and "math");
+- head noun: "GSM8K dataset" / "GSM8K": a name followed by what it is (dataset,
+  benchmark, model...), when the bare name is itself a concept;
+- typo: "languange model" / "language model": one word, seven letters or more, unknown to
+  the lexicon, one edit away from a known word in an otherwise equal key that is used at
+  least as often.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Mapping
+
+from paperkg.build.lexicon import edit_distance_one, is_acronym, is_common_word
+
+__all__ = ["HEAD_NOUNS", "compact", "variant_targets"]
+
+HEAD_NOUNS = frozenset("""
+dataset benchmark corpus suite model method framework algorithm architecture library toolkit
+""".split())
+
+
+def compact(key: str) -> str:
+    """A key without spaces: "multi modal" and "multimodal" are one term."""
+    return key.replace(" ", "")
+
+
+def _name_fold(key: str) -> str:
+    """Spacing removed, and a single word the lexicon does not know lower-cased."""
+    c = compact(key)
+    return c.lower() if " " not in key and not is_common_word(key) else c
+
+
+def variant_targets(used: Mapping[str, int]) -> dict[str, tuple[str, str]]:
+    """key → (target key, reason) for every key that is a variant of another; `used`
+    counts each key's uses. Targets are final (no chains)."""
+    out: dict[str, tuple[str, str]] = {}
+    best: dict[str, str] = {}
+    for key in sorted(used, key=lambda k: (-used[k], k)):
+        best.setdefault(_name_fold(key), key)
+    for key in used:
+        target = best[_name_fold(key)]
+        if target != key:
+            why = ("spacing" if compact(key) == compact(target) else "case")
+            out[key] = (target, f"the same term up to {why}")
+    for key, (target, why) in _head_nouns(used).items():
+        out.setdefault(key, (out.get(target, (target, ""))[0], why))
+    for key, (target, why) in _typos(used).items():
+        out.setdefault(key, (out.get(target, (target, ""))[0], why))
+    return out
+
+
+def _head_nouns(used: Mapping[str, int]) -> dict[str, tuple[str, str]]:
+    out: dict[str, tuple[str, str]] = {}
+    for key in used:
+        words = key.split()
+        if len(words) == 2 and words[1] in HEAD_NOUNS and is_acronym(words[0]) and (
+                words[0] in used):
+            out[key] = (words[0], f"a name followed by its head noun {words[1]!r}")
+    return out
+
+
+def _typos(used: Mapping[str, int]) -> dict[str, tuple[str, str]]:
+    by_pattern: dict[tuple[str, ...], list[tuple[int, str]]] = defaultdict(list)
+    for key in used:
+        words = key.split()
+        for i, w in enumerate(words):
+            if len(w) >= 6 and w.isalpha() and w.islower() and is_common_word(w):
+                by_pattern[(*words[:i], "*", *words[i + 1:])].append((i, key))
+    out: dict[str, tuple[str, str]] = {}
+    for key in used:
+        words = key.split()
+        for i, w in enumerate(words):
+            if len(w) < 7 or not w.isalpha() or not w.islower() or is_common_word(w):
+                continue
+            matches = Counter[str]()
+            for _, other in by_pattern.get((*words[:i], "*", *words[i + 1:]), []):
+                right = other.split()[i]
+                if edit_distance_one(w, right) and used[other] >= used[key]:
+                    matches[other] = used[other]
+            if len(matches) == 1:  # one known word one edit away: a typo of it
+                other = next(iter(matches))
+                out[key] = (other, f"{w!r} is a misspelling of {other.split()[i]!r} "
+                                   "(one edit away, not an English word)")
+                break
+    return out

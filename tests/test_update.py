@@ -1,0 +1,165 @@
+"""A KG is a function of its papers and settings: whatever the cache holds, and however it
+was reached (one build, or a build plus `add`/`remove`). Real ICLR 2025 records, the static
+embedder, real stores; every KG compared triple by triple with a from-scratch build."""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+
+from paperkg.build.pipeline import build_kg
+from paperkg.build.update import update_kg
+from paperkg.errors import UsageError
+from paperkg.kgdir import GRAPH, MERGES, STORE, load_graph
+from paperkg.progress import Reporter
+from paperkg.settings import Settings, default_cache_dir
+from tests.conftest import CORPUS
+
+pytestmark = pytest.mark.skipif(not CORPUS.is_file(), reason=f"needs {CORPUS}")
+
+DPO_DEFINER = 402  # corpus line defining "DPO" as "Direct Preference Optimization"
+DPO_USER = "02kZwCo0C3"  # one of the first 100 papers: mentions "DPO" bare, never defines it
+
+
+def _records(n: int) -> list[str]:
+    with gzip.open(CORPUS, "rt", encoding="utf-8") as fh:
+        return list(itertools.islice(fh, n))
+
+
+RECORDS = _records(DPO_DEFINER + 1) if CORPUS.is_file() else []
+
+
+def _write(path: Path, lines: list[str]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(lines), encoding="utf-8")
+    return path
+
+
+def _quiet() -> Reporter:
+    return Reporter(stream=open(os.devnull, "w"), quiet=True)  # noqa: SIM115
+
+
+def _settings(cache: Path) -> Settings:
+    """Static embedder, a private cache, the distilled model shared with the user's cache
+    (distilling it takes minutes, and it is the same model)."""
+    models = default_cache_dir() / "models"
+    models.mkdir(parents=True, exist_ok=True)
+    cache.mkdir(parents=True, exist_ok=True)
+    if not (cache / "models").exists():
+        (cache / "models").symlink_to(models)
+    return Settings(embedder="static", cache_dir=cache)
+
+
+def _triples(kg: Path) -> set[str]:
+    """The KG's triples; the ontology's blank-node lists are left out (labels are random)."""
+    store = ox.Store.read_only(str(kg / STORE))
+    return {str(q) for q in store.quads_for_pattern(None, None, None, None)
+            if not isinstance(q.subject, ox.BlankNode) and not isinstance(q.object, ox.BlankNode)}
+
+
+def assert_same_kg(a: Path, b: Path) -> None:
+    ta, tb = _triples(a), _triples(b)
+    assert ta == tb, (f"{len(ta - tb)} triples only in {a.name}, {len(tb - ta)} only in "
+                      f"{b.name}: e.g. {sorted(ta ^ tb)[:3]}")
+    assert (a / MERGES).read_text() == (b / MERGES).read_text()
+    ga, gb = load_graph(a / GRAPH), load_graph(b / GRAPH)
+    assert sorted(ga.nodes(data=True)) == sorted(gb.nodes(data=True))
+    assert sorted(map(sorted, ga.edges)) == sorted(map(sorted, gb.edges))
+
+
+def _dpo_concept(kg: Path, paper: str) -> str:
+    store = ox.Store.read_only(str(kg / STORE))
+    rows = list(store.query(f"""
+        SELECT ?label WHERE {{
+          <https://w3id.org/paperkg/paper/{paper}> <https://w3id.org/paperkg/ontology#hasMention> ?m .
+          ?m <https://w3id.org/paperkg/ontology#surfaceForm> "DPO" ;
+             <https://w3id.org/paperkg/ontology#concept> ?c .
+          ?c <http://www.w3.org/2004/02/skos/core#prefLabel> ?label }}"""))
+    assert len(rows) == 1, rows
+    return str(rows[0]["label"].value)
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("update")
+
+
+@pytest.fixture(scope="module")
+def base(work: Path) -> Path:
+    """The KG of the first 100 corpus records, built once."""
+    kg = work / "base"
+    build_kg([_write(work / "a" / "papers.jsonl", RECORDS[:100])], kg,
+             _settings(work / "cache"), reporter=_quiet())
+    return kg
+
+
+def _copy(kg: Path, name: str) -> Path:
+    target = kg.with_name(name)
+    shutil.copytree(kg, target)
+    return target
+
+
+def test_a_partly_filled_cache_gives_the_cold_build(work: Path) -> None:
+    """#11: N of 100 cached rows used to change the KG (878 concepts cold, 879 at N=99)."""
+    settings = _settings(work / "cold-cache")
+    inputs = [_write(work / "c" / "papers.jsonl", RECORDS[:100])]
+    build_kg(inputs, work / "cold", settings, reporter=_quiet())
+    rows_file = next((work / "cold-cache" / "extractions").glob("*.jsonl"))
+    rows = [line for line in rows_file.read_text().splitlines() if line.strip()]
+    assert len(rows) == 100
+    for keep in (30, 99, 100):
+        rows_file.write_text("\n".join(rows[:keep]) + "\n")
+        shutil.rmtree(work / "cold-cache" / "validated", ignore_errors=True)
+        build_kg(inputs, work / f"partial-{keep}", settings, reporter=_quiet())
+        assert_same_kg(work / f"partial-{keep}", work / "cold")
+
+
+def test_add_equals_a_fresh_build_and_changes_a_merge_elsewhere(work: Path, base: Path) -> None:
+    """Adding one paper that defines "DPO" re-decides the merge of "DPO" in another paper."""
+    assert _dpo_concept(base, DPO_USER) == "DPO"
+    kg = _copy(base, "added")
+    new = _write(work / "b" / "new.jsonl", [RECORDS[DPO_DEFINER]])
+    manifest = update_kg(kg, add=[new], settings=_settings(work / "cache"), reporter=_quiet())
+    assert manifest["update"]["added"] == 1 and manifest["counts"]["papers"] == 101
+    assert manifest["update"]["triples_added"] > 0 and manifest["update"]["triples_removed"] > 0
+    assert _dpo_concept(kg, DPO_USER).lower() == "direct preference optimization"
+    build_kg([work / "a" / "papers.jsonl", new], work / "scratch-added",
+             _settings(work / "cache"), reporter=_quiet())
+    assert_same_kg(kg, work / "scratch-added")
+
+
+def test_a_changed_paper_is_replaced_as_a_fresh_build_would(work: Path, base: Path) -> None:
+    """Same id, new content: the old paper's triples go, the new ones come, and what the
+    new text defines reaches the other papers."""
+    first = json.loads(RECORDS[0])
+    definer = json.loads(RECORDS[DPO_DEFINER])
+    changed = json.dumps({**first, **{k: definer[k] for k in ("title", "abstract", "keywords")
+                                      if k in definer}}) + "\n"
+    kg = _copy(base, "changed")
+    manifest = update_kg(kg, add=[_write(work / "d" / "papers.jsonl", [changed])],
+                         settings=_settings(work / "cache"), reporter=_quiet())
+    assert manifest["update"]["changed"] == 1 and manifest["update"]["added"] == 0
+    assert _dpo_concept(kg, DPO_USER).lower() == "direct preference optimization"
+    scratch_input = _write(work / "e" / "papers.jsonl", [changed, *RECORDS[1:100]])
+    build_kg([scratch_input], work / "scratch-changed", _settings(work / "cache"),
+             reporter=_quiet())
+    assert_same_kg(kg, work / "scratch-changed")
+
+
+def test_remove_equals_a_fresh_build_of_the_rest(work: Path, base: Path) -> None:
+    kg = _copy(base, "removed")
+    gone = [json.loads(line)["id"] for line in RECORDS[80:100]]
+    manifest = update_kg(kg, remove=gone, settings=_settings(work / "cache"), reporter=_quiet())
+    assert manifest["counts"]["papers"] == 80 and manifest["update"]["removed"] == 20
+    build_kg([_write(work / "f" / "papers.jsonl", RECORDS[:80])], work / "scratch-removed",
+             _settings(work / "cache"), reporter=_quiet())
+    assert_same_kg(kg, work / "scratch-removed")
+    with pytest.raises(UsageError, match="no paper with id 'nope'"):
+        update_kg(kg, remove=["nope"], settings=_settings(work / "cache"), reporter=_quiet())
