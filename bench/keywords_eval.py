@@ -141,7 +141,7 @@ def run_keybert(records: Sequence[Record], work: Path, top_n: int = 10) -> dict[
 
         embedder = make_embedder("onnx", work / "cache")
 
-        class Backend(BaseEmbedder):  # type: ignore[misc]
+        class Backend(BaseEmbedder):
             def embed(self, documents: list[str], verbose: bool = False) -> object:
                 return embedder.encode(list(documents))
 

@@ -14,7 +14,7 @@ import orjson
 from fastapi import APIRouter, Depends, Path, Query
 from fastapi.responses import Response
 
-from paperkg.read.questions import ConceptInfo, PaperInfo
+from paperkg.read.questions import DEFAULT_BLEND, ConceptInfo, PaperInfo
 from paperkg.vocab import CONCEPT_TYPES, author_iri, concept_iri, paper_iri
 from paperkg_server.context import Context, get_context
 from paperkg_server.errors import ApiError
@@ -74,8 +74,9 @@ async def paper(paper_id: str, ctx: Ctx) -> Response:
 async def related(paper_id: str, ctx: Ctx,
                   limit: Annotated[int, Query(ge=1, le=200)] = 10,
                   blend: Annotated[float, Query(
-                      ge=0.0, le=1.0, description="weight of abstract similarity in the "
-                      "ranking (0: shared concepts only); results always share concepts")] = 0.0,
+                      ge=0.0, le=1.0, description="weight of word similarity (title and "
+                      "abstract) against shared concepts in the ranking (0: shared concepts "
+                      "only); results always share concepts")] = DEFAULT_BLEND,
                   ) -> Response:
     rows = ctx.reader.related(paper_id, limit, blend)
     return ok({"paper": paper_id, "related": [
@@ -91,7 +92,7 @@ async def concept(concept_id: str, ctx: Ctx) -> Response:
 @router.get("/concepts/{concept_id}/papers", summary="the papers mentioning a concept")
 async def concept_papers(concept_id: str, ctx: Ctx,
                          limit: Annotated[int, Query(ge=1, le=500)] = 50,
-                         offset: Annotated[int, Query(ge=0)] = 0) -> Response:
+                         offset: Annotated[int, Query(ge=0, le=10**9)] = 0) -> Response:
     c = ctx.reader.concept(concept_id)
     total, papers = ctx.reader.concept_papers(c.id, limit, offset)
     page = [{**paper_json(p), "score": s} for p, s in papers]
@@ -139,7 +140,7 @@ async def search(
     ctx: Ctx,
     q: Annotated[str, Query(min_length=1, max_length=500, description="words to find")],
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=10**9)] = 0,  # bounded: orjson needs 64 bits
     kind: Annotated[str | None, Query(pattern="^(paper|concept)$")] = None,
 ) -> Response:
     total, hits = ctx.reader.search(q, limit, offset, [kind] if kind else None)

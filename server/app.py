@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import socket
+import sys
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -83,7 +85,7 @@ def create_app(settings: Settings) -> FastAPI:
              summary="VoID description of the dataset and SPARQL service description",
              responses=sparql.GRAPH_ANSWERS)
     def void(request: Request, ctx: Annotated[Context, Depends(get_context)],
-             format: sparql.FormatParam = None) -> Response:
+             format: sparql.GraphFormatParam = None) -> Response:
         base = str(request.base_url).rstrip("/")
         return sparql.graph_response(void_graph(ctx, base), request, format)
 
@@ -103,6 +105,8 @@ def serve(settings: Settings) -> None:
 
     check_port(settings.host, settings.port)
     snap = take_snapshot(settings.kg)
+    # uvicorn re-raises SIGTERM once shut down; exiting through Python removes the snapshot
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     served = replace(settings, kg=snap)
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
     log_level = "debug" if settings.debug else "warning"

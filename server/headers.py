@@ -57,7 +57,7 @@ class SharedHeaders:
         head = method == "HEAD"
         if head:
             scope = {**scope, "method": "GET"}
-        await self.app(scope, receive, self._sender(scope["path"], send, head))
+        await self.app(scope, receive, self._sender(scope, send, head))
 
     def allowed(self, scope: Scope) -> list[str]:
         """The methods some route at this path answers (HEAD with GET), or []."""
@@ -81,11 +81,16 @@ class SharedHeaders:
             (b"x-content-type-options", b"nosniff")]})
         await send({"type": "http.response.body", "body": b""})
 
-    def _sender(self, path: str, send: Send, head: bool) -> Callable[[Message],
-                                                                      Awaitable[None]]:
+    def _sender(self, scope: Scope, send: Send, head: bool) -> Callable[[Message],
+                                                                        Awaitable[None]]:
         async def sender(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = _secured(list(message.get("headers", [])), path)
+                headers = _secured(list(message.get("headers", [])), scope["path"])
+                if message["status"] == 405:  # every method of the path, not one route's
+                    allow = ", ".join(self.allowed(scope)).encode()
+                    headers = [(k, v) for k, v in headers if k.lower() != b"allow"]
+                    headers.append((b"allow", allow))
+                message["headers"] = headers
             elif head and message["type"] == "http.response.body":
                 if message.get("more_body"):
                     return  # HEAD: the headers of GET, no body

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Final
 
 __all__ = ["GRAPH_FORMATS", "TABLE_FORMATS", "Choice", "is_known_format", "known_formats",
-           "negotiate", "parse_accept", "pick_format"]
+           "format_values", "negotiate", "parse_accept", "pick_format"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,13 +78,27 @@ def is_known_format(fmt: str) -> bool:
     return any(_named(kind, fmt) for kind in ("select", "graph"))
 
 
+def format_values(kinds: tuple[str, ...] = ("select", "graph")) -> list[str]:
+    """Every value `format=` accepts (names, aliases, media types) for these kinds of
+    answer, for the API document."""
+    out: dict[str, None] = {}
+    for kind in kinds:
+        for name, (_, accepted) in _table(kind).items():
+            out.update(dict.fromkeys((name, *accepted)))
+        out.update(dict.fromkeys(_ALIASES["graph" if kind == "graph" else "table"]))
+    return list(out)
+
+
 def pick_format(values: Iterable[str]) -> str | None:
     """The `format` a request means: SPARQLWrapper repeats it (`format=tsv&format=text/
-    tab-separated-values`), so the first non-empty known one; an unknown one is returned
-    for the caller to refuse."""
+    tab-separated-values`), so the first non-empty known one; an unknown or empty one is
+    returned for the caller to refuse."""
+    values = list(values)
     given = [v for v in values if v.strip()]
     known = [v for v in given if is_known_format(v)]
-    return (known or given)[0] if given else None
+    if not given:
+        return values[0] if values else None
+    return (known or given)[0]
 
 
 def parse_accept(header: str | None) -> list[tuple[str, float]]:

@@ -18,6 +18,8 @@ from paperkg_server.errors import responses
 __all__ = ["document_errors"]
 
 _SHARED = (400, 404, 500)
+#: routes that run SPARQL in the worker pool answer its errors too
+_QUERYING = {"/view/sparql": (403, 406, 413, 422, 503, 507)}
 
 
 def document_errors(app: FastAPI) -> None:
@@ -28,14 +30,18 @@ def document_errors(app: FastAPI) -> None:
             return app.openapi_schema
         doc = get_openapi(title=app.title, version=app.version, description=app.description,
                           routes=app.routes)
-        for path in doc.get("paths", {}).values():
+        for route, path in doc.get("paths", {}).items():
             for operation in path.values():
                 answers: dict[str, Any] = operation.setdefault("responses", {})
                 validation = answers.get("422", {}).get("content", {})
                 if "HTTPValidationError" in str(validation):
                     del answers["422"]  # validation errors are answered 400
-                for status, entry in responses(*_SHARED).items():
+                for status, entry in responses(*_SHARED, *_QUERYING.get(route, ())).items():
                     answers.setdefault(str(status), entry)
+                # a request line or header uvicorn cannot parse (too long) gets its own
+                # plain-text 400 before any route runs
+                answers["400"].setdefault("content", {}).setdefault(
+                    "text/plain", {"schema": {"type": "string"}})
         schemas = doc.get("components", {}).get("schemas", {})
         for unused in ("HTTPValidationError", "ValidationError"):
             schemas.pop(unused, None)

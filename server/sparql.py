@@ -28,6 +28,7 @@ from paperkg_server.errors import ApiError, error_response, responses
 from paperkg_server.negotiate import (
     GRAPH_FORMATS,
     TABLE_FORMATS,
+    format_values,
     is_known_format,
     known_formats,
     negotiate,
@@ -44,7 +45,8 @@ from paperkg_server.pool import (
     WorkerLost,
 )
 
-__all__ = ["GRAPH_ANSWERS", "MAX_BODY", "FormatParam", "graph_response", "router", "run_query"]
+__all__ = ["GRAPH_ANSWERS", "MAX_BODY", "FormatParam", "GraphFormatParam", "graph_response",
+           "router", "run_query"]
 
 router = APIRouter(tags=["sparql"])
 MAX_BODY = 1 << 20
@@ -56,12 +58,22 @@ _MEDIA_TYPES = sorted({m for table in (TABLE_FORMATS, GRAPH_FORMATS)
                        for m, _ in table.values()})
 
 QueryParam = Annotated[str | None, Query(description="the SPARQL query (SELECT, ASK, "
-                                                     "CONSTRUCT or DESCRIBE), at most once")]
+                                                     "CONSTRUCT or DESCRIBE), at most once",
+                                         min_length=1)]
+# documented as an enum, checked by `pick_format` (clients repeat it: SPARQLWrapper)
 FormatParam = Annotated[str | None, Query(description="json, xml, csv, tsv (SELECT/ASK); "
                                                       "ttl, nt, jsonld, rdfxml, nq, trig "
                                                       "(CONSTRUCT/DESCRIBE); html; or a media "
-                                                      "type; overrides Accept")]
-GraphsParam = Annotated[list[str] | None, Query(description="an IRI of the dataset")]
+                                                      "type; overrides Accept",
+                                          json_schema_extra={"enum": format_values()})]
+GraphFormatParam = Annotated[str | None, Query(
+    description="ttl, nt, jsonld, rdfxml, nq, trig, html or a media type; overrides Accept",
+    json_schema_extra={"enum": format_values(("graph",))})]
+GraphsParam = Annotated[list[str] | None, Query(description="an absolute IRI of a graph",
+                                                json_schema_extra={"items": {
+                                                    "type": "string", "format": "iri"}})]
+_NAMES = list(dict.fromkeys(known_formats("select") + known_formats("graph")))
+_IRI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:[^\s<>\"{}|\\^`]*")
 PartialParam = Annotated[bool, Query(description="with a row cap set by the operator: "
                                                  "answer its first rows instead of an error")]
 _ANSWERS: dict[int | str, dict[str, Any]] = {
@@ -91,7 +103,11 @@ async def sparql_get(
         raise ApiError(403, _UPDATE_REFUSAL, "update_refused")
     queries = params.getlist("query")
     fmt = pick_format(params.getlist("format"))
+    if fmt is not None and not is_known_format(fmt):
+        raise ApiError(400, f"unknown format={fmt!r}; formats: {', '.join(_NAMES)}")
     if not queries:
+        if default_graph_uri or named_graph_uri:
+            raise ApiError(400, "default-graph-uri / named-graph-uri without a query")
         return service_description(request, ctx, fmt)
     return await execute(request, ctx, _one(queries), fmt, default_graph_uri or [],
                          named_graph_uri or [], partial)
@@ -184,9 +200,11 @@ async def execute(request: Request, ctx: Context, query: str, fmt: str | None,
                   default_graphs: list[str], named_graphs: list[str],
                   partial: bool = False) -> Response:
     """Run one query in the pool; map each outcome to a status code and the error shape."""
+    for iri in (*default_graphs, *named_graphs):
+        if not _IRI.fullmatch(iri):
+            raise ApiError(400, f"graph {iri!r} is not an absolute IRI")
     if fmt is not None and not is_known_format(fmt):
-        formats = dict.fromkeys(known_formats("select") + known_formats("graph"))
-        raise ApiError(400, f"unknown format={fmt!r}; formats: {', '.join(formats)}")
+        raise ApiError(400, f"unknown format={fmt!r}; formats: {', '.join(_NAMES)}")
     reply = await run_query(ctx, query, request.headers.get("accept"), fmt,
                             dataset=(tuple(default_graphs), tuple(named_graphs)),
                             base=base_iri(request), partial=partial)
@@ -269,7 +287,7 @@ def service_description(request: Request, ctx: Context, fmt: str | None) -> Resp
 def graph_response(result: QueryResult, request: Request, fmt: str | None) -> Response:
     """A small graph answered in the serialisation the client asked for (Turtle by
     default, a page for browsers)."""
-    if fmt is not None and not is_known_format(fmt):
+    if fmt is not None and fmt not in format_values(("graph",)):
         raise ApiError(400, f"unknown format={fmt!r}; formats: "
                             f"{', '.join(known_formats('graph'))}")
     choice = negotiate("graph", request.headers.get("accept"), fmt)

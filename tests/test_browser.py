@@ -198,7 +198,7 @@ def test_hostile_label_renders_as_text(visit: Visit, base: str, dpc: str) -> Non
 
 def test_cli_file_works_offline(visit: Visit, demo_kg: Path, dpc: str,
                                 tmp_path: Path) -> None:
-    other = open_kg(demo_kg).reader().related(dpc, 1)[0].paper_id
+    other = open_kg(demo_kg).reader().related(dpc, 1, blend=0.0)[0].paper_id
     out = tmp_path / "connect.html"
     assert main(["view", "--connect", dpc, other, "--kg", str(demo_kg), "-o", str(out)]) == 0
     counts = visit.view(out.as_uri())

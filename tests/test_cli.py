@@ -67,7 +67,7 @@ def test_query_papers_sharing_concepts_is_sensible(demo_kg: Path,
 def test_related_weights_rare_concepts_higher(demo_kg: Path, capsys: pytest.CaptureFixture[str]):
     kg = open_kg(demo_kg)
     dpc = _dpc_id(demo_kg)
-    rows = kg.reader().related(dpc, limit=5)
+    rows = kg.reader().related(dpc, limit=5, blend=0.0)  # shared concepts only
     assert rows, "some paper shares a concept with DPC"
     mine = {c.label: c.score for c in kg.reader().concepts_of(dpc)}
     for r in rows:  # each shared concept: its weight times its score in both papers
@@ -80,7 +80,7 @@ def test_related_weights_rare_concepts_higher(demo_kg: Path, capsys: pytest.Capt
         "<https://w3id.org/paperkg/ontology#weight> ?w }").rows)
     by_count = sorted((int(n.value), float(w.value)) for n, w in weights.items())
     assert by_count[0][1] > by_count[-1][1], "a concept in fewer papers weighs more"
-    code, out, _ = _run(capsys, "related", dpc, "--kg", str(demo_kg))
+    code, out, _ = _run(capsys, "related", dpc, "--kg", str(demo_kg), "--blend", "0")
     assert code == 0 and rows[0].paper_id in out and rows[0].shared[0][0] in out
 
 
@@ -181,7 +181,7 @@ def test_user_errors_are_one_line(demo_kg: Path):
     assert proc.returncode == 1 and "no paper with id 'no-such-paper'" in proc.stderr
     proc = _cli("query", "SELECT ?x WHERE { ?x ", "--kg", str(demo_kg))
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
-    assert proc.stderr.startswith("paperkg query: error: SPARQL syntax error: error at line 1, "
+    assert proc.stderr.startswith("paperkg query: error: SPARQL syntax error at line 1, "
                                   "column 22"), "the position is in the user's own text"
     assert proc.stderr.strip().count("\n") == 0, proc.stderr
     proc = _cli("query", "SELECT * WHERE { ?s ?p ?o }", "--kg", str(demo_kg / "missing"))

@@ -4,7 +4,9 @@ roles, hierarchy, topics, the keyword prior's leave-one-out, and what lands in t
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
+from typing import Any
 
 from paperkg.build.canon import build_scheme
 from paperkg.build.hierarchy import broader_of
@@ -167,3 +169,99 @@ def test_code_links_become_valid_iris_in_the_store(tmp_path: Path) -> None:
     res = store.query("SELECT ?u WHERE { ?p <https://schema.org/codeRepository> ?u } ORDER BY ?u")
     assert [r[0].value for r in res.rows if r[0] is not None] == [
         "https://anonymous.4open.science/r/X-1/", "https://github.com/org/repo"]
+
+
+def test_text_repair_splits_glued_sentences_and_words_but_not_names() -> None:
+    glued = ("We evaluate on standard sets.Our method uses dataPre-Training viaMeta-representation"
+             " with GFlowNet, PyTorch and xLSTM on an iPhone, e.g. in the U.S. and github.com.")
+    text = clean_text(glued)
+    assert "sets. Our" in text and "data Pre-Training" in text and "via Meta-representation" in text
+    for name in ("GFlowNet", "PyTorch", "xLSTM", "iPhone", "e.g. in", "U.S.", "github.com"):
+        assert name in text
+    phrases = {c.text for c in candidates(text)}
+    assert not any(re.search(r"[a-z][.!?][A-Z]", p) for p in phrases)
+    assert "Meta-representation" in phrases
+
+
+def test_grammar_refuses_clause_fragments_and_generic_words_alone() -> None:
+    text = clean_text(
+        "Models store knowledge despite noise, and training objectives form a challenge despite "
+        "advances. TA models lack adaptability, which limits research significance and ongoing "
+        "progress; irrelevant ones are dropped. We study Search, Bias and Multimodal signals.")
+    phrases = {c.text.lower() for c in candidates(text)}
+    for fragment in ("knowledge despite", "objectives form", "challenge despite advances",
+                     "ta models lack adaptability", "research significance", "ongoing progress",
+                     "irrelevant ones", "search", "bias", "multimodal", "significance",
+                     "study search"):
+        assert fragment not in phrases, fragment
+    assert {"training objectives", "ta models", "adaptability"} <= phrases
+
+
+def test_packaged_prior_keeps_specific_single_words_only() -> None:
+    from paperkg.build.prior import choose_prior, packaged_prior
+
+    prior = packaged_prior()
+    assert prior.papers > 10_000 and prior.packaged
+    for generic in ("convergence", "vectors", "prompt", "unknown", "width"):
+        assert prior.too_generic(generic), generic
+    for specific in ("interpretability", "hallucination", "fairness", "GSM8K",
+                     "large language models"):
+        assert not prior.too_generic(specific), specific
+    # one paper's keywords do not make a prior: the packaged statistics are used instead
+    one = [Paper("k", seed_abstracts()[0], "k", "test", keywords=("prompt tuning",)),
+           Paper("n", seed_abstracts()[1], "n", "test")]
+    chosen = choose_prior(one, document_text, None)
+    assert chosen is prior and "packaged" in chosen.source
+    assert choose_prior(one, document_text, None, use_packaged=False) is None
+
+
+def _scheme(rows: dict[str, list[str]], texts: dict[str, str] | None = None) -> Any:
+    texts = texts or {}
+    papers = [Paper(pid, texts.get(pid, " and ".join(labels) + " are studied here."), pid,
+                    "test") for pid, labels in rows.items()]
+    return build_scheme({pid: [(lab, 0.5) for lab in labels] for pid, labels in rows.items()},
+                        papers)
+
+
+def test_case_variants_merge_names_keep_case_and_no_label_is_numbered() -> None:
+    scheme = _scheme({
+        "a": ["INCREMENTAL LEARNING", "PANGEA", "CLIP", "Embedding Perspective"],
+        "b": ["incremental learning", "Pangea", "clips", "MATH"],
+        "c": ["Incremental Learning", "math", "SEARCH ENGINES"],
+        "d": ["search engines", "Dynamic Prompt Corruption"],
+    }, {"a": "We study incremental learning with PANGEA and CLIP from an embedding perspective.",
+        "d": "Here we propose Dynamic Prompt Corruption, and Dynamic Prompt Corruption helps."})
+
+    def cid(pid: str, i: int) -> str:
+        return scheme.mentions[pid][i].concept_id
+
+    assert cid("a", 0) == cid("b", 0) == cid("c", 0)
+    assert scheme.concepts[cid("a", 0)].pref_label == "incremental learning"
+    assert cid("a", 1) == cid("b", 1)  # a coined name in capitals and capitalised
+    assert cid("a", 2) != cid("b", 2)  # CLIP is not clips
+    assert cid("b", 3) != cid("c", 1)  # MATH is not math
+    assert cid("c", 2) == cid("d", 0)
+    labels = {c.pref_label for c in scheme.concepts.values()}
+    assert "embedding perspective" in labels and "CLIP" in labels
+    assert "Dynamic Prompt Corruption" in labels  # written as a name mid-sentence
+    assert not any(re.search(r"\(\d+\)$", lab) for lab in labels)
+    assert len(labels) == len(scheme.concepts)
+
+
+def test_head_noun_and_typo_variants_merge_with_a_recorded_reason() -> None:
+    scheme = _scheme({"a": ["GSM8K", "language model", "QA", "updates rule"],
+                      "b": ["GSM8K dataset", "languange model", "QA dataset", "updater rule"],
+                      "c": ["language model", "LLaMA model", "iTransformer"],
+                      "d": ["LLaVA model", "GSM8K", "transformers"]},
+                     {"a": "We study question answering (QA) on GSM8K with a language model."})
+    m = scheme.mentions
+    assert m["a"][0].concept_id == m["b"][0].concept_id
+    assert m["a"][1].concept_id == m["b"][1].concept_id == m["c"][0].concept_id
+    assert m["c"][1].concept_id != m["d"][0].concept_id  # never across acronyms
+    assert m["a"][2].concept_id != m["b"][2].concept_id  # a defined short form: a task
+    assert m["a"][3].concept_id != m["b"][3].concept_id  # a changed ending is no typo
+    assert m["c"][2].concept_id != m["d"][2].concept_id  # nor a letter before a name
+    reasons = {x.label: x for x in scheme.merges}
+    assert reasons["GSM8K dataset"].rule == "variant"
+    assert "head noun 'dataset'" in reasons["GSM8K dataset"].detail
+    assert "misspelling of 'language'" in reasons["languange model"].detail

@@ -78,8 +78,8 @@ def test_leftovers_of_killed_builds_are_removed_and_reported(tmp_path: Path) -> 
         (tmp_path / name / "store").mkdir(parents=True)
         (tmp_path / name / "store" / "000001.sst").write_bytes(b"x" * 1000)
     (tmp_path / ".other.building-1").mkdir()  # another KG's: not ours to touch
-    proc = _cli("build", str(DATA_FILES[0]), "--out", str(out), "--cache-dir",
-                str(tmp_path / "cache"))
+    cache = _settings(tmp_path / "cache").cache_dir
+    proc = _cli("build", str(DATA_FILES[0]), "--out", str(out), "--cache-dir", str(cache))
     assert proc.returncode == 0, proc.stderr
     assert "left over from an interrupted build: removed" in proc.stderr
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == [
@@ -118,7 +118,8 @@ def test_meaningless_extraction_settings_are_refused(tmp_path: Path, flag: str, 
 # ---------------------------------------------------------------- damaged caches
 
 
-def test_damaged_cache_entries_are_recomputed_not_trusted(tmp_path: Path) -> None:
+def test_damaged_cache_entries_are_recomputed_not_trusted(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     inputs = [_jsonl(tmp_path / "p.jsonl", RECORDS)]
     settings = _settings(tmp_path / "cache")
     build_kg(inputs, tmp_path / "first", settings, reporter=_quiet())
@@ -130,9 +131,8 @@ def test_damaged_cache_entries_are_recomputed_not_trusted(tmp_path: Path) -> Non
         extra.write_bytes(b"garbage")
     rows[0].write_text("{\"k\": \"x\", \"r\": [[1, 2, 3]]}\n[[[[\n" + rows[0].read_text()[:50])
     (tmp_path / "cache" / "validated").mkdir(exist_ok=True)
-    err = tmp_path / "stderr.txt"
-    with err.open("w") as stream:
-        build_kg(inputs, tmp_path / "second", settings, reporter=Reporter(stream, quiet=True))
+    capsys.readouterr()
+    build_kg(inputs, tmp_path / "second", settings, reporter=_quiet())
     first = (tmp_path / "first" / "merges.jsonl").read_text()
     assert (tmp_path / "second" / "merges.jsonl").read_text() == first
     a = json.loads((tmp_path / "first" / "manifest.json").read_text())["counts"]
@@ -148,8 +148,9 @@ def test_damaged_cache_entries_are_recomputed_not_trusted(tmp_path: Path) -> Non
         return sorted(tuple(str(t.value) for t in row if t) for row in res.rows)
 
     assert concepts(tmp_path / "second") == concepts(tmp_path / "first")
-    import sys as _sys
-    _sys.stderr.flush()
+    warnings = capsys.readouterr().err
+    assert "damaged embedding cache shard" in warnings, warnings
+    assert "damaged cache row(s) discarded" in warnings, warnings
 
 
 def test_damaged_extraction_rows_are_discarded_with_a_warning(

@@ -217,6 +217,11 @@ def test_an_interrupted_fetch_resumes_where_it_stopped(replay: tuple[str, Replay
     assert [json.loads(line)["id"] for line in out.open()] == [n["id"] for n in NOTES]
     with pytest.raises(UsageError, match="belongs to a fetch of"):
         fetch("openreview", "NeurIPS.cc/2024/Conference", out, QUIET, base_url=base)
+    mine = tmp_path / "mine.jsonl"
+    mine.write_text('{"id": "kept"}\n')
+    with pytest.raises(UsageError, match="exists and is not a fetch in progress"):
+        fetch("openreview", "ICLR.cc/2025/Conference", mine, QUIET, base_url=base)
+    assert mine.read_text() == '{"id": "kept"}\n', "a file of the user's is never truncated"
 
 
 def test_fetch_command(replay: tuple[str, Replay], tmp_path: Path,

@@ -144,13 +144,16 @@ def test_every_route_takes_the_ids(ids_kg: tuple[Path, list[str]], ids_base: str
             seg = encode_id(pid)
             doc = client.get(f"/api/papers/{seg}")
             assert doc.status_code == 200, (pid, doc.text[:300])
-            assert doc.json()["paper"]["id"] == pid if "paper" in doc.json() else \
-                doc.json()["id"] == pid
+            assert doc.json()["id"] == pid
             related = client.get(f"/api/papers/{seg}/related")
             assert related.status_code == 200, (pid, related.text[:300])
             assert isinstance(related.json(), list | dict)
+            assert doc.json()["page"] == f"/papers/{seg}"
             page = client.get(f"/papers/{seg}")
             assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+            # its links keep the id one segment: "..", "x/y" would be resolved away
+            assert f'href="/view/node/paper:{seg}?depth=1"' in page.text, pid
+            assert f'href="/api/papers/{seg}/related"' in page.text, pid
             neighbours = client.get(f"/api/nodes/{encode_id('paper:' + pid)}/neighbours")
             assert neighbours.status_code == 200, (pid, neighbours.text[:300])
             view = client.get(f"/view/node/{encode_id('paper:' + pid)}")

@@ -97,7 +97,7 @@ def test_duplicate_ids(tmp_path: Path) -> None:
 
 
 def test_unknown_format_and_missing_file(tmp_path: Path) -> None:
-    csv = tmp_path / "papers.csv"
+    csv = tmp_path / "papers.xlsx"  # CSV/TSV are read since issue 13; a workbook is not
     csv.write_text("id,abstract\n", encoding="utf-8")
     with pytest.raises(ValueError, match="unknown format"):
         read_papers([csv])

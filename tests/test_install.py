@@ -6,7 +6,7 @@ static files.
 
 The venv sees this environment's site-packages for the heavy dependencies (torch, the
 model), but paperkg itself must come from the wheel: the test checks where it is imported
-from. Builds take about a minute, so the tests share one build.
+from. The tests share one build.
 """
 
 from __future__ import annotations

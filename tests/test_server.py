@@ -179,11 +179,14 @@ def test_malformed_query_points_at_the_users_text(client: httpx.Client) -> None:
     assert "formats offered: json, xml, csv, tsv" in str(error(png, 406)["message"])
 
 
-def test_row_cap_cuts_answers_and_says_so(client: httpx.Client) -> None:
-    resp = sparql(client, "SELECT * WHERE { ?s ?p ?o }")
+def test_row_cap_refuses_longer_answers_unless_partial_is_asked(client: httpx.Client) -> None:
+    err = error(sparql(client, "SELECT * WHERE { ?s ?p ?o }"), 422, "row_cap_exceeded")
+    assert err["row_cap"] == ROW_CAP and "partial=true" in str(err["message"])
+    error(sparql(client, "CONSTRUCT WHERE { ?s ?p ?o }", format="nt"), 422, "row_cap_exceeded")
+    resp = sparql(client, "SELECT * WHERE { ?s ?p ?o }", partial="true")
     assert len(resp.json()["results"]["bindings"]) == ROW_CAP
-    assert resp.headers["x-result-truncated"] == f"row cap {ROW_CAP}"
-    graph = sparql(client, "CONSTRUCT WHERE { ?s ?p ?o }", format="nt")
+    assert resp.headers["x-result-truncated"].startswith(f"first {ROW_CAP} rows only")
+    graph = sparql(client, "CONSTRUCT WHERE { ?s ?p ?o }", format="nt", partial="true")
     assert len(graph.text.splitlines()) == ROW_CAP
     small = sparql(client, "SELECT * WHERE { ?s ?p ?o } LIMIT 3")
     assert small.headers["x-result-rows"] == "3" and "x-result-truncated" not in small.headers

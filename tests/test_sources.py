@@ -424,6 +424,8 @@ def test_same_paper_from_two_sources_is_one_paper(two_source_inputs: dict[str, A
     iclr = by_id[two_source_inputs["iclr"]["id"]]
     assert [o.format for o in iclr.origins] == ["openreview", "bibtex"]
     assert iclr.decision == "poster" and iclr.venue == "ICLR 2025"
+    assert [(o.venue, o.decision) for o in iclr.origins] == [("ICLR 2025", "poster"),
+                                                             ("ICLR 2025", None)]
     assert iclr.title == two_source_inputs["iclr"]["title"], "the first record's title"
 
 
@@ -478,8 +480,55 @@ def test_every_reader_builds_one_kg_with_the_counts_right(
     pid, arxiv, ids = found[0]
     assert pid == s2["paperId"] and set(ids.split()) == {s2["paperId"], arxiv}
     # venues are entities, with the paper's decision beside them
-    venue = rows("""SELECT ?label ?d WHERE { ?p pkg:venue ?v ; pkg:decision ?d .
+    venue = rows("""SELECT ?label ?d WHERE { ?p a pkg:Paper ; pkg:venue ?v ; pkg:decision ?d .
         ?v a pkg:Venue ; rdfs:label ?label }""")
     assert venue == [("ICLR 2025", "https://w3id.org/paperkg/ontology#poster")]
-    assert rows('SELECT (COUNT(?p) AS ?n) WHERE { ?p pkg:venue/rdfs:label "AutoML 2023" }') \
-        == [("24",)]
+    # each source record states its own venue and decision (a resubmission keeps both)
+    stated = rows(f"""SELECT ?f ?label ?d WHERE {{ ?p dcterms:identifier
+        "{two_source_inputs['iclr']['id']}" ; prov:wasDerivedFrom ?r . ?r pkg:sourceFormat ?f .
+        OPTIONAL {{ ?r pkg:venue/rdfs:label ?label }} OPTIONAL {{ ?r pkg:decision ?d }} }}
+        ORDER BY ?f""")
+    assert stated == [("bibtex", "ICLR 2025", ""),
+                      ("openreview", "ICLR 2025", "https://w3id.org/paperkg/ontology#poster")]
+    assert rows('SELECT (COUNT(?p) AS ?n) WHERE { ?p a pkg:Paper ; pkg:venue/rdfs:label '
+                '"AutoML 2023" }') == [("24",)]
+
+
+def test_build_command_takes_format_and_columns(tmp_path: Path, cache_dir: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    from paperkg.cli import main
+
+    rows = (SOURCES / "papers.csv").read_text(encoding="utf-8").splitlines(keepends=True)
+    sheet = tmp_path / "sheet.txt"  # a .txt name: only --format says it is CSV
+    sheet.write_text("".join(rows[:4]), encoding="utf-8")  # header + the first 2 records
+    out = tmp_path / "kg"
+    args = ["build", str(sheet), "--out", str(out), "--cache-dir", str(cache_dir)]
+    assert main([*args, "--format", "csv", "--columns", "id=PID,keywords=Keyword"]) == 0
+    assert "2 papers" in capsys.readouterr().out
+    assert main([*args, "--format", "csv", "--columns", "id=Nope"]) == 1
+    assert "no column 'Nope'" in capsys.readouterr().err
+    assert main([*args, "--format", "marc"]) == 1
+    assert "--format 'marc'" in capsys.readouterr().err
+
+
+def test_add_joins_the_same_paper_from_another_source(tmp_path: Path, cache_dir: Path) -> None:
+    from paperkg.build.pipeline import build_kg
+    from paperkg.build.update import update_kg
+    from paperkg.build.writer import read_papers_file
+    from paperkg.kgdir import PAPERS
+    from paperkg.progress import Reporter
+    from paperkg.settings import Settings
+
+    first, second = iclr_records(2)
+    notes = tmp_path / "notes.json"
+    notes.write_text(json.dumps({"notes": [note_v2(first), note_v2(second)]}))
+    kg = tmp_path / "kg"
+    settings = Settings(cache_dir=cache_dir)
+    build_kg([notes], kg, settings, reporter=Reporter(quiet=True))
+    bib = tmp_path / "twin.bib"  # the second record again, as BibTeX (no shared id)
+    bib.write_text(bibtex_from_iclr(second), encoding="utf-8")
+    manifest = update_kg(kg, add=[bib], settings=settings, reporter=Reporter(quiet=True))
+    assert manifest["counts"]["papers"] == 2
+    assert (manifest["update"]["added"], manifest["update"]["changed"]) == (0, 1)
+    papers = {p.id: p for p in read_papers_file(kg / PAPERS)}
+    assert [o.format for o in papers[second["id"]].origins] == ["openreview", "bibtex"]

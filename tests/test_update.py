@@ -77,10 +77,10 @@ def assert_same_kg(a: Path, b: Path) -> None:
 def _dpo_concept(kg: Path, paper: str) -> str:
     store = ox.Store.read_only(str(kg / STORE))
     rows = list(store.query(f"""
+        PREFIX pkg: <https://w3id.org/paperkg/ontology#>
         SELECT ?label WHERE {{
-          <https://w3id.org/paperkg/paper/{paper}> <https://w3id.org/paperkg/ontology#hasMention> ?m .
-          ?m <https://w3id.org/paperkg/ontology#surfaceForm> "DPO" ;
-             <https://w3id.org/paperkg/ontology#concept> ?c .
+          <https://w3id.org/paperkg/paper/{paper}> pkg:hasMention ?m .
+          ?m pkg:surfaceForm "DPO" ; pkg:concept ?c .
           ?c <http://www.w3.org/2004/02/skos/core#prefLabel> ?label }}"""))
     assert len(rows) == 1, rows
     return str(rows[0]["label"].value)

@@ -175,7 +175,7 @@ def test_pages_load_nothing_from_another_host(demo_kg: Path) -> None:
 
 def test_what_connects_two_papers(demo_kg: Path, dpc: str) -> None:
     kg = open_kg(demo_kg)
-    other = kg.reader().related(dpc, 1)[0]
+    other = kg.reader().related(dpc, 1, blend=0.0)[0]  # shares concepts both mention
     view = connect_view(kg.reader().connection(f"paper:{dpc}", f"paper:{other.paper_id}"))
     shared = {n for n in view.graph if n.startswith("concept:")}
     labels = {view.graph.nodes[n]["label"] for n in shared}

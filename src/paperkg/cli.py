@@ -11,7 +11,14 @@ from pathlib import Path
 
 from paperkg import __version__
 from paperkg.errors import UserError
-from paperkg.settings import BUILD_SETTINGS, READ_SETTINGS, Settings, add_arguments, from_args
+from paperkg.settings import (
+    BUILD_SETTINGS,
+    READ_SETTINGS,
+    RELATED_BLEND,
+    Settings,
+    add_arguments,
+    from_args,
+)
 
 __all__ = ["main"]
 
@@ -66,7 +73,7 @@ def _parser() -> argparse.ArgumentParser:
                                       "a replay, or api.openreview.net for API v1 venues)")
     c.add_argument("--interval", type=float,
                    help="seconds between requests (default: each source's documented limit)")
-    add_arguments(c, READ_SETTINGS)
+    add_arguments(c, ("debug",))
 
     c = sub.add_parser("query", help="run a SPARQL query (standard prefixes are added)")
     c.add_argument("sparql", help="the query text, or - to read it from stdin, or @FILE")
@@ -76,6 +83,10 @@ def _parser() -> argparse.ArgumentParser:
     c = sub.add_parser("related", help="papers sharing the most (rare) concepts with a paper")
     c.add_argument("paper_id")
     c.add_argument("--limit", type=int, default=10)
+    c.add_argument("--blend", type=float, default=RELATED_BLEND,
+                   help="weight of word similarity (title and abstract) against shared "
+                        "concepts in the ranking, 0 to 1; results always share concepts "
+                        "(default: %(default)s)")
     c.add_argument("--format", choices=("table", "json"), default="table")
     add_arguments(c, READ_SETTINGS)
 
@@ -120,8 +131,9 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--skip-invalid", action="store_true", help="skip bad records, say which")
     c.add_argument("--keywords-from", type=Path, action="append", default=[], metavar="FILE",
                    help="learn which phrases authors choose as keywords from the author "
-                        "keywords in this .jsonl[.gz] (repeatable; default: the input's own, "
-                        "each paper's left out of its own scoring)")
+                        "keywords in this .jsonl[.gz] (repeatable; default: the input's own "
+                        "when at least 200 of its papers have keywords, each paper's left out "
+                        "of its own scoring, else the packaged ICLR 2025 statistics)")
     add_arguments(c, BUILD_SETTINGS)
     _plugin_commands(sub)
     return p

@@ -165,7 +165,7 @@ def cmd_query(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_related(args: argparse.Namespace, settings: Settings) -> int:
-    rows = open_kg(settings.kg).reader().related(args.paper_id, args.limit)
+    rows = open_kg(settings.kg).reader().related(args.paper_id, args.limit, args.blend)
     if args.format == "json":
         _json([{"id": r.paper_id, "label": r.label, "score": r.score,
                 "shared": [{"concept": c, "weight": w} for c, w in r.shared]} for r in rows])

@@ -11,6 +11,8 @@ is the one place that knows the layout.
       merges.jsonl    every merge decision with its reason
       rejects.jsonl   refused records with reasons (only with skip_invalid)
       papers.jsonl.gz the papers it was built from (what `paperkg add`/`remove` recompute)
+      store-triples.nt.gz  with --store URL: the triples loaded into the server's graph
+                      (the manifest's "store" names the server and graph; no store/ then)
       export/         kg.ttl, kg.nt, kg.jsonld, kg.graphml (written on demand)
 """
 
@@ -32,8 +34,10 @@ __all__ = [
     "MANIFEST",
     "MERGES",
     "PAPERS",
+    "REMOTE_TRIPLES",
     "REJECTS",
     "STORE",
+    "TERMS",
     "load_graph",
     "read_manifest",
     "save_graph",
@@ -43,9 +47,11 @@ MANIFEST: Final = "manifest.json"
 STORE: Final = "store"
 GRAPH: Final = "graph.json.gz"
 DOC_VECTORS: Final = "doc_vectors.npz"
+TERMS: Final = "terms.npz"  # each paper's word and word-pair counts (paperkg.lexical)
 MERGES: Final = "merges.jsonl"
 REJECTS: Final = "rejects.jsonl"
 PAPERS: Final = "papers.jsonl.gz"
+REMOTE_TRIPLES: Final = "store-triples.nt.gz"
 
 
 def _rebuild_hint(path: Path) -> str:

@@ -19,6 +19,13 @@ __all__ = ["BUILD_SETTINGS", "READ_SETTINGS", "SERVE_SETTINGS", "Settings", "add
            "default_cache_dir", "from_args"]
 
 
+#: The weight of word similarity (TF-IDF of title and abstract) against shared concepts in
+#: related papers' ranking. Chosen on co-authorship, a relatedness signal built from
+#: nothing the extractor sees, without losing on shared author keywords
+#: (bench/bench_related_authors.py, bench/bench_related.py).
+RELATED_BLEND = 0.9
+
+
 def default_cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "paperkg"
@@ -58,6 +65,10 @@ class Settings:
         0.1, "MMR diversity, 0 (none) to 1 (most); 0.1 keeps near-duplicates apart at "
         "little cost to keyword F1 (bench/fit_ranker.py)", "build")
     no_cache: bool = _opt(False, "do not read or write the embedding cache", "build")
+    store: str = _opt(
+        "", "URL of a SPARQL 1.1 query endpoint to keep the KG in instead of the embedded "
+        "store (build; add/remove and readers follow the KG's manifest); credentials only "
+        "from PAPERKG_STORE_USER / PAPERKG_STORE_PASSWORD", "build")
     dask_scheduler: str = _opt(
         "", "extract concepts on an existing Dask cluster: its scheduler's address, e.g. "
         "tcp://10.0.0.5:8786 (workers need paperkg installed; see README, running at scale)",

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from paperkg.build.hierarchy import Topic, broader_of, topics
@@ -156,11 +156,12 @@ class _Resolver:
 
 def _merge_variants(
     linked: dict[str, list[tuple[str, str, float, str, Merge | None]]],
+    short_forms: Collection[str],
 ) -> None:
     """Give keys that name one term one key (`variants`): spacing, a coined name's case,
     a head noun after a name, a typo. The last two say why in their merge record."""
     used = Counter(row[0] for rows in linked.values() for row in rows)
-    targets = variant_targets(used)
+    targets = variant_targets(used, short_forms)
     for pid, rows in linked.items():
         out = []
         for k, phrase, score, role, why in rows:
@@ -199,7 +200,7 @@ def build_scheme(
             if key:
                 out.append((key, phrase, score, role, why))
         linked[paper_id] = out
-    _merge_variants(linked)
+    _merge_variants(linked, resolver.votes.keys())
 
     surfaces: dict[str, Counter[str]] = defaultdict(Counter)
     papers_of: dict[str, set[str]] = defaultdict(set)

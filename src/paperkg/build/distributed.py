@@ -245,7 +245,8 @@ def extract_on_cluster(
         ranked: dict[str, Ranked] = {}
         vectors: dict[str, np.ndarray] = {}
         try:
-            for future, (part, vecs) in as_completed(futures, with_results=True):
+            for future in as_completed(futures):
+                part, vecs = future.result()
                 ranked.update(part)
                 vectors.update(vecs)
                 tick(len(part))

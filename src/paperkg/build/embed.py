@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import shutil
 import sys
@@ -70,8 +71,31 @@ def _load_once(key: str, loader: Callable[[], Any]) -> Any:
     """Heavy models load once per process, on first use, never at import."""
     with _LOCK:
         if key not in _LOADED:
+            quiet_load_report()
             _LOADED[key] = loader()
         return _LOADED[key]
+
+
+class _HarmlessLoadReport(logging.Filter):
+    """transformers warns with a "BertModel LOAD REPORT" table on every cold load because
+    the checkpoint has a buffer the model rebuilds (`embeddings.position_ids |
+    UNEXPECTED`). Only that report is dropped; one naming anything else still shows."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        msg = record.getMessage()
+        if "LOAD REPORT" not in msg:
+            return True
+        rows = [line for line in msg.splitlines() if "|" in line and "Key" not in line
+                and not set(line.strip()) <= set("-|+ ")]
+        return not rows or not all("position_ids" in r and "UNEXPECTED" in r for r in rows)
+
+
+def quiet_load_report() -> None:
+    """Install the filter on the loggers transformers reports loads with (once)."""
+    for name in ("transformers.modeling_utils", "transformers.utils.loading_report"):
+        log = logging.getLogger(name)
+        if not any(isinstance(f, _HarmlessLoadReport) for f in log.filters):
+            log.addFilter(_HarmlessLoadReport())
 
 
 class MiniLMEmbedder:

@@ -136,8 +136,10 @@ def mmr(
 
     Relevance is the cosine to `doc` unless given (paperkg passes its keyword probability).
     `nested[i, j]` marks phrases one of which contains the other's words ("model fusion" /
-    "deep model fusion techniques"): at most `max_nested` picks may be nested in an earlier
-    one. Without `nested` this is KeyBERT's `keybert._mmr.mmr`.
+    "deep model fusion techniques"): a pick may have at most `max_nested` nested partners
+    among the picks, so one idea never fills the list ("model fusion | deep model fusion |
+    model fusion techniques" keeps two). Without `nested` this is KeyBERT's
+    `keybert._mmr.mmr`.
     """
     if len(words) == 0:
         return []
@@ -148,17 +150,21 @@ def mmr(
     best_sim = pairwise[:, chosen[0]].copy()
     remaining = np.ones(len(words), dtype=bool)
     remaining[chosen[0]] = False
-    allowance = max_nested
+    partners = np.zeros(len(words), dtype=int)  # nested partners among the picks
     for _ in range(min(top_n, len(words)) - 1):
         score = (1 - diversity) * relevance - diversity * best_sim
         score[~remaining] = -np.inf
-        if nested is not None and allowance <= 0:
-            score[nested[:, chosen].any(axis=1)] = -np.inf
+        if nested is not None:
+            links = nested[:, chosen]
+            full = links & (partners[chosen] >= max_nested)[None, :]
+            score[full.any(axis=1) | (links.sum(axis=1) > max_nested)] = -np.inf
         if not np.isfinite(score).any():
             break
         pick = int(np.argmax(score))
-        if nested is not None and nested[pick, chosen].any():
-            allowance -= 1
+        if nested is not None:
+            mates = [c for c in chosen if nested[pick, c]]
+            partners[mates] += 1
+            partners[pick] += len(mates)
         chosen.append(pick)
         remaining[pick] = False
         best_sim = np.maximum(best_sim, pairwise[:, pick])

@@ -16,8 +16,17 @@ import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
+from paperkg.build.fields import (
+    MAX_ID_LENGTH,
+    check_id,
+    clean_text,
+    normalise_doi,
+    unique,
+    venue_name,
+    year_of,
+)
 from paperkg.errors import IngestError
 from paperkg.vocab import DECISIONS
 
@@ -32,13 +41,9 @@ __all__ = [
     "make_paper",
     "paper_id_for",
     "read_papers",
+    "venue_name",
 ]
 
-#: Longer ids are refused: no real identifier scheme comes near (DOIs are < 300).
-MAX_ID_LENGTH: Final = 1000
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-_DOI_RE = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)?(10\.\d{4,9}/\S+)$",
-                     re.IGNORECASE)
 _ACRONYM_DEF_RE = re.compile(r"\(([A-Z][A-Za-z0-9-]*[A-Z0-9][A-Za-z0-9-]*)\)")
 _INTRO_CUE_RE = re.compile(
     r"\b(?:propose|proposes|introduce|introduces|present|presents|called|named|dubbed|termed|"
@@ -53,11 +58,14 @@ _NAME_AFTER_CUE_RE = re.compile(
 
 @dataclass(frozen=True, slots=True)
 class Origin:
-    """One source record a paper was read from: its format, its id there, FILE:LINE."""
+    """One source record a paper was read from: its format, its id there, FILE:LINE, and
+    the venue and decision it records (a paper resubmitted to ICLR 2024 and 2025 has two)."""
 
     format: str
     id: str
     location: str
+    venue: str | None = None
+    decision: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,7 +204,9 @@ def _content(p: Paper) -> tuple[Any, ...]:
 
 def lines(path: Path) -> Iterator[tuple[int, str | Reject]]:
     """Lines of a file, decoded one by one so a bad byte names its own line."""
-    opener = gzip.open if path.suffix.lower() == ".gz" else open
+    with path.open("rb") as head:  # gzip by name or by its magic bytes (a saved download)
+        zipped = path.suffix.lower() == ".gz" or head.read(2) == b"\x1f\x8b"
+    opener = gzip.open if zipped else open
     number = 0
     try:
         with opener(path, "rb") as fh:
@@ -266,43 +276,6 @@ def read_jsonl(path: Path) -> Iterator[Paper | Reject]:
             yield Reject(str(path), number, str(err), line[:200])
 
 
-def clean_text(value: str) -> str | None:
-    """Single-spaced text without control characters (a stray U+0002 in a CSV export
-    becomes a space); None when nothing is left."""
-    text = " ".join(_CONTROL_RE.sub(" ", value).split())
-    return text or None
-
-
-def check_id(value: object) -> str:
-    """A paper id as given, refused only if it cannot be one: missing, empty, too long,
-    or holding control or other non-printable characters. `/`, `:`, `.` and any printable
-    Unicode are fine; IRIs %-encode them (`vocab.encode_id`)."""
-    if value is None or value == "":
-        raise ValueError("missing field 'id'")
-    if isinstance(value, bool) or not isinstance(value, str | int):
-        raise ValueError(f"field 'id' must be a string, got {type(value).__name__}")
-    pid = str(value).strip()
-    if not pid:
-        raise ValueError("empty field 'id'")
-    if len(pid) > MAX_ID_LENGTH:
-        raise ValueError(f"field 'id' is {len(pid):,} characters long; at most "
-                         f"{MAX_ID_LENGTH:,} are accepted")
-    for i, ch in enumerate(pid):
-        if not ch.isprintable():
-            raise ValueError(f"field 'id' holds a non-printable character "
-                             f"U+{ord(ch):04X} at position {i + 1}")
-    return pid
-
-
-def normalise_doi(value: str | None) -> str | None:
-    """`10.x/y` from a bare DOI, `doi:` or a doi.org URL; None for anything else.
-    DOIs are case-insensitive: the lower-case form is kept."""
-    if not value:
-        return None
-    match = _DOI_RE.match(value.strip())
-    return match.group(1).lower() if match else None
-
-
 def make_paper(
     *, id: object, abstract: str | None, location: str, fmt: str,
     title: str | None = None, authors: Iterable[str] = (), keywords: Iterable[str] = (),
@@ -321,37 +294,24 @@ def make_paper(
     clean_title = clean_text(title) if title else None
     if decision is not None and decision not in DECISIONS:
         raise ValueError(f"field 'decision' {decision!r} is not one of {list(DECISIONS)}")
+    venue = venue_name(venue)
     return Paper(
         id=pid,
         abstract=text,
         label=derive_label(text, clean_title),
         source=location,
         title=clean_title,
-        authors=_unique(authors),
-        keywords=_unique(keywords),
+        authors=unique(authors),
+        keywords=unique(keywords),
         decision=decision,
         url=clean_text(url) if url else None,
-        year=_year(year),
-        venue=clean_text(venue) if venue else None,
+        year=year_of(year),
+        venue=venue,
         doi=normalise_doi(doi),
         arxiv_id=clean_text(arxiv_id) if arxiv_id else None,
-        subjects=_unique(subjects),
-        origins=(Origin(fmt, pid, location),),
+        subjects=unique(subjects),
+        origins=(Origin(fmt, pid, location, venue, decision),),
     )
-
-
-def _unique(values: Iterable[str]) -> tuple[str, ...]:
-    out = (clean_text(v) for v in values if isinstance(v, str))
-    return tuple(dict.fromkeys(v for v in out if v))
-
-
-def _year(value: int | str | None) -> int | None:
-    if value is None or value == "":
-        return None
-    text = str(value).strip()[:4]
-    if not text.isdigit() or not 1000 <= int(text) <= 2999:
-        raise ValueError(f"year {value!r} is not a year")
-    return int(text)
 
 
 def _text_field(record: dict[str, Any], key: str, required: bool) -> str | None:

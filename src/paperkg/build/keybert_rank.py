@@ -34,7 +34,7 @@ def keybert_rank(
     from keybert.backend import BaseEmbedder
     from sklearn.feature_extraction.text import CountVectorizer
 
-    class Backend(BaseEmbedder):  # type: ignore[misc]
+    class Backend(BaseEmbedder):
         """KeyBERT's view of the paperkg embedder (unused when embeddings are given)."""
 
         def embed(self, documents: list[str], verbose: bool = False) -> Any:

@@ -42,7 +42,7 @@ seven eight nine ten under unlike until up upon us very via vs versus was we wel
 whatever when whence whenever where whereas whereby wherein whereupon wherever whether which
 while whilst who whoever whole whom whose why will with within without would yet you your yours
 yourself let lets let's can't won't don't doesn't isn't aren't wasn't it's we're they're thereof
-regarding concerning alongside amidst unless
+regarding concerning alongside amidst unless et al
 """.split())
 
 # Evaluative and generic modifiers: they start many spans but never name a concept.
@@ -60,6 +60,8 @@ proposed resulting given respective corresponding relevant necessary sufficient 
 accurate fast slow small large huge tiny big higher lower high low better worse more less full
 free open fewer latter former state-of-the-art well-known well-established well-studied so-
 called ongoing irrelevant relevant unseen remaining rapid massive severe serious poor
+advanced flexible supplementary standard comparative average wider innovative outstanding
+excellent extra further
 """.split())
 
 # A single word that is only ever a generic noun, or names a whole area rather than

@@ -38,6 +38,9 @@ def _export_fp32(src: str, out: Path) -> None:
     import torch
     from transformers import AutoModel
 
+    from paperkg.build.embed import quiet_load_report
+
+    quiet_load_report()
     model = AutoModel.from_pretrained(src, attn_implementation="eager").eval()
 
     class Encoder(torch.nn.Module):

@@ -30,10 +30,10 @@ from paperkg.build.ingest import IngestResult, Paper, Reject, read_papers
 from paperkg.build.prior import KeywordPrior
 from paperkg.build.writer import check_target, kg_lock, swap_in, write_papers_file
 from paperkg.errors import BuildError, IngestError, UsageError
-from paperkg.kgdir import DOC_VECTORS, GRAPH, MANIFEST, MERGES, PAPERS, REJECTS, STORE, save_graph
+from paperkg.kgdir import DOC_VECTORS, GRAPH, MANIFEST, MERGES, PAPERS, REJECTS, TERMS, save_graph
+from paperkg.lexical import write_term_counts
 from paperkg.progress import Reporter
 from paperkg.settings import Settings
-from paperkg.store import OxigraphStore
 from paperkg.vocab import CONCEPT_TYPES
 
 __all__ = ["Content", "build_kg", "check_settings", "compute", "extract_papers",
@@ -105,6 +105,8 @@ def build_kg(
     Returns the manifest. Raises IngestError (bad input, nothing written), UsageError or
     BuildError; the KG at `out` (if any) is left as it was on any error.
     """
+    from paperkg.build.storewrite import create_store, drop_old_graph
+
     rep = reporter or Reporter()
     began = time.perf_counter()
     out = Path(out)
@@ -119,19 +121,30 @@ def build_kg(
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()
         try:
-            rep.step("writing the Oxigraph store (the KG and its ontology)")
-            with OxigraphStore.create(tmp / STORE, kg_triples(content)) as store:
-                triples = store.triple_count()
+            triples, store = create_store(tmp, content, settings.store, out.name, rep)
             counts = write_files(tmp, content, result.rejects, rep)
             manifest = make_manifest(content, settings, rep, began, {**counts,
                                      "rejected": len(result.rejects), "triples": triples})
             manifest["inputs"] = [{"path": str(p), "sha256": _sha256(Path(p))} for p in inputs]
+            if store:
+                manifest["store"] = store
+            old = _old_store(out)
             write_manifest(tmp, manifest)
             swap_in(tmp, out)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
+        drop_old_graph(old, store)
     rep.step(f"KG written to {out}")
     return manifest
+
+
+def _old_store(out: Path) -> dict[str, Any] | None:
+    """The "store" entry of the KG being replaced (its server graph goes after the swap)."""
+    try:
+        entry = json.loads((out / MANIFEST).read_text(encoding="utf-8")).get("store")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return entry if isinstance(entry, dict) else None
 
 
 def _nothing_to_build(inputs: Sequence[Path], rejects: Sequence[Reject]) -> str:
@@ -181,6 +194,8 @@ def write_files(
     _write_merges(target / MERGES, content.scheme)
     rep.step("writing the abstract vectors and the papers")
     _write_doc_vectors(target / DOC_VECTORS, content.papers, content.embedder)
+    write_term_counts(target / TERMS, [p.id for p in content.papers],
+                      [f"{p.title or ''}. {p.abstract}" for p in content.papers])
     write_papers_file(target / PAPERS, content.papers)
     return {"nx_nodes": g.number_of_nodes(), "nx_edges": g.number_of_edges()}
 
@@ -280,7 +295,8 @@ def _validate(
     papers: Sequence[Paper], scheme: ConceptScheme, info: ExtractorInfo,
     cache_dir: Path | None, rep: Reporter,
 ) -> str:
-    """SHACL-validate the graph; a graph validated before (same content) is not re-checked.
+    """SHACL-validate the KG as it streams (`build.shacl`); a KG validated before (same
+    content) is not re-checked.
 
     The key hashes everything the triples are made from (papers, concepts, mentions,
     extractor) plus the shapes, the ontology and the code that writes the triples, so a
@@ -300,10 +316,11 @@ def _validate(
     if marker is not None and marker.is_file():
         rep.step("SHACL: this exact graph passed validation before; not re-checked")
         return f"conforms (cached {marker.name[:12]})"
-    rep.step("building the RDF graph")
-    graph = rdf.build_graph(papers, scheme, info)
-    rep.step(f"validating {len(graph)} triples against the SHACL shapes")
-    report = rdf.validate(graph)
+    from paperkg.build.shacl import validate_stream
+
+    rep.step("validating the triples against the SHACL shapes (paper batches, then the "
+             "concept scheme)")
+    report = validate_stream(rdf.iter_triples(papers, scheme, info))
     if not report.conforms:
         raise BuildError(f"the built graph fails SHACL validation ({report.violations} "
                          f"violation(s)):\n{report.text}")

@@ -126,7 +126,7 @@ def choose_prior(
     n_kw = sum(1 for p in papers if p.keywords)
     if n_kw >= MIN_OWN_KEYWORD_PAPERS:
         prior = cached_prior(papers, doc_text, cache_dir, tick)
-        prior.source = f"the input's author keywords ({n_kw} papers)"
+        prior.source = "the input's author keywords"
         return prior
     return packaged_prior() if use_packaged else None
 

@@ -228,19 +228,22 @@ def iter_triples(
 
 
 def _identity_triples(p: URIRef, paper: Paper) -> Iterator[Triple]:
-    """Identifiers, year, venue, source subjects, and one prov:Entity per source record
-    the paper was read from (two when arXiv and OpenReview both had it)."""
+    """Identifiers, year, venues, source subjects, and one prov:Entity per source record
+    the paper was read from (two when arXiv and OpenReview both had it), each with the
+    venue and decision it states."""
     if paper.doi:
         yield p, PKG.doi, Literal(paper.doi)
     if paper.arxiv_id:
         yield p, PKG.arxivId, Literal(paper.arxiv_id)
     if paper.year is not None:
         yield p, PKG.year, _integer(paper.year)
-    if paper.venue:
-        v = venue_iri(paper.venue)
-        yield p, PKG.venue, v
-        yield v, _TYPE, PKG.Venue
-        yield v, _LABEL, Literal(paper.venue)
+    venues = dict.fromkeys([paper.venue, *(o.venue for o in paper.origins)])
+    for name in venues:
+        if name:
+            v = venue_iri(name)
+            yield p, PKG.venue, v
+            yield v, _TYPE, PKG.Venue
+            yield v, _LABEL, Literal(name)
     for subject in paper.subjects:
         yield p, DCTERMS.subject, Literal(subject)
     for n, origin in enumerate(paper.origins, start=1):
@@ -251,6 +254,10 @@ def _identity_triples(p: URIRef, paper: Paper) -> Iterator[Triple]:
         yield r, PKG.sourceFormat, Literal(origin.format)
         yield r, _IDENTIFIER, Literal(origin.id)
         yield r, PKG.location, Literal(origin.location.replace("\\", "/").rsplit("/", 1)[-1])
+        if origin.venue:
+            yield r, PKG.venue, venue_iri(origin.venue)
+        if origin.decision:
+            yield r, _DECISION, decision_iri(origin.decision)
 
 
 def _topic_and_merge_triples(

@@ -48,7 +48,7 @@ conduct confirm define depend exceed examine explain express extract focus hinde
 lead lie limit need outline overlook pose possess raise receive recognize regard remove replace
 report result satisfy select share signify struggle study support adopt apply aim attempt
 benefit build combine design help measure use yield optimize degrade interfere adjust call dub
-seek name term ignore
+seek name term ignore handle fine-tune consist attract construct
 """.split()
 _AMBIGUOUS_BASE = frozenset("""
 attempt benefit build combine design focus help lack limit measure need result share study
@@ -308,8 +308,10 @@ def _tails(toks: list[str], max_words: int) -> dict[str, tuple[int, int, str]]:
 
 
 def _verb_after_plural(prev: str, low: str) -> bool:
-    """"objectives form": a plural (not an acronym) followed by a verb's base form."""
-    if is_acronym(prev) or not prev.endswith("s") or singular(prev) == prev.lower():
+    """"objectives form", "VLMs lack": a plural followed by a verb's base form."""
+    plural = prev.endswith("s") and (singular(prev) != prev.lower() if not is_acronym(prev)
+                                     else prev[-2:-1].isupper())
+    if not plural:
         return False
     return "VERB" in word_pos(low) and low in verb_forms(low) and not low.endswith("s")
 

@@ -14,58 +14,29 @@ from __future__ import annotations
 import os
 import shutil
 import time
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import pyoxigraph as ox
-
 from paperkg.build.ingest import Paper, Reject
 from paperkg.build.pipeline import (
-    Content,
     check_settings,
     compute,
-    kg_triples,
     make_manifest,
     read_inputs,
     write_files,
     write_manifest,
 )
+from paperkg.build.sources.merge import merge_papers
+from paperkg.build.storewrite import drop_old_graph, update_store
 from paperkg.build.writer import kg_lock, read_papers_file, swap_in
-from paperkg.errors import BuildError, KGNotFound, UsageError
-from paperkg.kgdir import PAPERS, REJECTS, STORE, read_manifest
+from paperkg.errors import BuildError, UsageError
+from paperkg.kgdir import PAPERS, REJECTS, read_manifest
 from paperkg.progress import Reporter
 from paperkg.settings import Settings
-from paperkg.store import ntriples_stream
 
-__all__ = ["Delta", "triple_delta", "update_kg"]
-
-
-@dataclass(frozen=True, slots=True)
-class Delta:
-    """The triples to take out of the store and to put in."""
-
-    removed: list[ox.Quad]
-    added: list[ox.Quad]
-
-
-def _plain(q: ox.Quad) -> bool:
-    """Blank nodes exist only in the ontology, which an update leaves as it is."""
-    return not (isinstance(q.subject, ox.BlankNode) or isinstance(q.object, ox.BlankNode))
-
-
-def triple_delta(old: Iterable[ox.Quad], content: Content) -> Delta:
-    """What changes between the triples `old` and the KG of `content`."""
-    new = {q for q in ox.parse(ntriples_stream(kg_triples(content)),
-                               format=ox.RdfFormat.N_TRIPLES) if _plain(q)}
-    removed: list[ox.Quad] = []
-    for q in old:
-        if _plain(q) and q not in new:
-            removed.append(q)
-        new.discard(q)
-    return Delta(removed, sorted(new, key=str))
+__all__ = ["update_kg"]
 
 
 def update_kg(
@@ -85,6 +56,7 @@ def update_kg(
     began = time.perf_counter()
     kg = Path(kg)
     check_settings(settings)
+    read_manifest(kg)  # not a KG: say so before leaving a lock file beside it
     with kg_lock(kg, rep.stream):
         manifest = read_manifest(kg)
         old = {p.id: p for p in read_papers_file(kg / PAPERS)}
@@ -98,9 +70,12 @@ def update_kg(
         if add:
             result = read_inputs(add, skip_invalid, rep, settings)
             incoming, rejects = result.papers, result.rejects
-        new_ids = [p.id for p in incoming if p.id not in old]
-        changed = [p.id for p in incoming if p.id in old and old[p.id] != p]
         papers.update({p.id: p for p in incoming})
+        # the same paper from another source (DOI, arXiv id, title + first author) joins
+        # the node it already has (issue 13): one node per paper across sources
+        papers = {p.id: p for p in merge_papers(list(papers.values()))}
+        new_ids = [i for i in papers if i not in old]
+        changed = [i for i in papers if i in old and old[i] != papers[i]]
         if not papers:
             raise BuildError(f"this would leave {kg} without papers; nothing changed")
         content = compute(list(papers.values()), settings, rep)
@@ -108,8 +83,8 @@ def update_kg(
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()
         try:
-            delta = _update_store(kg / STORE, tmp / STORE, content, rep)
-            triples = len(ox.Store.read_only(str(tmp / STORE)))
+            out_n, in_n, triples, store = update_store(kg, tmp, content,
+                                                       manifest.get("store"), rep)
             counts = write_files(tmp, content, [*_old_rejects(kg), *rejects], rep)
             new = make_manifest(content, settings, rep, began,
                                 {**counts, "rejected": manifest["counts"].get("rejected", 0)
@@ -119,36 +94,19 @@ def update_kg(
                 "at": datetime.now(UTC).isoformat(timespec="seconds"),
                 "added": len(new_ids), "changed": len(changed), "removed": len(remove),
                 "inputs": [str(p) for p in add],
-                "triples_removed": len(delta.removed), "triples_added": len(delta.added),
+                "triples_removed": out_n, "triples_added": in_n,
             }
             new["updates"] = [*manifest.get("updates", []), new["update"]]
+            if store:
+                new["store"] = store
             write_manifest(tmp, new)
             swap_in(tmp, kg)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
+        drop_old_graph(manifest.get("store"), store)
     rep.step(f"{kg} updated: {len(new_ids)} added, {len(changed)} changed, {len(remove)} "
-             f"removed; {len(delta.removed)} triples out, {len(delta.added)} in")
+             f"removed; {out_n} triples out, {in_n} in")
     return new
-
-
-def _update_store(current: Path, target: Path, content: Content, rep: Reporter) -> Delta:
-    """A checkpoint of the store at `target`, with the difference applied."""
-    try:
-        source = ox.Store.read_only(str(current))
-    except OSError as err:
-        raise KGNotFound(f"{current}: cannot open the store ({err}); rebuild the KG") from None
-    rep.step("checkpointing the store (hard links) and computing the difference")
-    source.backup(str(target))
-    store = ox.Store(str(target))
-    delta = triple_delta(store.quads_for_pattern(None, None, None, ox.DefaultGraph()), content)
-    rep.step(f"writing the difference: {len(delta.removed)} triples out, "
-             f"{len(delta.added)} in")
-    for q in delta.removed:
-        store.remove(q)
-    store.extend(delta.added)
-    store.flush()
-    del store
-    return delta
 
 
 def _old_rejects(kg: Path) -> list[Reject]:

@@ -6,25 +6,26 @@ recorded with its reason; none ever merges across two acronyms that differ.
 - case of a name: "PANGEA" / "Pangea" — an all-caps and a capitalised spelling of a word
   the lexicon does not know is one name ("CLIP" / "clips", "MATH" / "math" stay apart:
   the lexicon knows "clip" and "math");
-- head noun: "GSM8K dataset" / "GSM8K": a name followed by what it is (dataset,
-  benchmark, model...), when the bare name is itself a concept;
+- head noun: "GSM8K dataset" / "GSM8K", "CIFAR-100 datasets" / "CIFAR-100": a name
+  (starting with an acronym, and not a short form some paper defines: "QA dataset" is not
+  "QA") followed by dataset/benchmark/corpus/suite, when the bare name is a concept;
 - typo: "languange model" / "language model": one word, seven letters or more, unknown to
-  the lexicon, one edit away from a known word in an otherwise equal key that is used at
-  least as often.
+  the lexicon and used at most MAX_TYPO_USES times in the corpus, one edit away (inside
+  the word, not at its ends) from a known word in an otherwise equal key that is used at
+  least as often ("perceptron" is no typo of "perception": papers keep writing it).
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from paperkg.build.lexicon import edit_distance_one, is_acronym, is_common_word
 
 __all__ = ["HEAD_NOUNS", "compact", "variant_targets"]
 
-HEAD_NOUNS = frozenset("""
-dataset benchmark corpus suite model method framework algorithm architecture library toolkit
-""".split())
+HEAD_NOUNS = frozenset("dataset benchmark corpus suite".split())
+MAX_TYPO_USES = 2  # a misspelling is rare: more uses than this make a word a term
 
 
 def compact(key: str) -> str:
@@ -38,9 +39,13 @@ def _name_fold(key: str) -> str:
     return c.lower() if " " not in key and not is_common_word(key) else c
 
 
-def variant_targets(used: Mapping[str, int]) -> dict[str, tuple[str, str]]:
+def variant_targets(
+    used: Mapping[str, int], short_forms: Collection[str] = (),
+) -> dict[str, tuple[str, str]]:
     """key → (target key, reason) for every key that is a variant of another; `used`
-    counts each key's uses. Targets are final (no chains)."""
+    counts each key's uses; `short_forms` are keys some paper defines as an abbreviation
+    (a task or field such as "QA" or "EEG": "QA dataset" is not "QA"). Targets are final
+    (no chains)."""
     out: dict[str, tuple[str, str]] = {}
     best: dict[str, str] = {}
     for key in sorted(used, key=lambda k: (-used[k], k)):
@@ -50,21 +55,36 @@ def variant_targets(used: Mapping[str, int]) -> dict[str, tuple[str, str]]:
         if target != key:
             why = ("spacing" if compact(key) == compact(target) else "case")
             out[key] = (target, f"the same term up to {why}")
-    for key, (target, why) in _head_nouns(used).items():
+    for key, (target, why) in _head_nouns(used, frozenset(short_forms)).items():
         out.setdefault(key, (out.get(target, (target, ""))[0], why))
     for key, (target, why) in _typos(used).items():
         out.setdefault(key, (out.get(target, (target, ""))[0], why))
     return out
 
 
-def _head_nouns(used: Mapping[str, int]) -> dict[str, tuple[str, str]]:
+def _head_nouns(used: Mapping[str, int], short_forms: frozenset[str],
+                ) -> dict[str, tuple[str, str]]:
     out: dict[str, tuple[str, str]] = {}
     for key in used:
         words = key.split()
-        if len(words) == 2 and words[1] in HEAD_NOUNS and is_acronym(words[0]) and (
-                words[0] in used):
-            out[key] = (words[0], f"a name followed by its head noun {words[1]!r}")
+        name = " ".join(words[:-1])
+        if len(words) >= 2 and words[-1] in HEAD_NOUNS and is_acronym(words[0]) and (
+                name in used) and name not in short_forms:
+            out[key] = (name, f"a name followed by its head noun {words[-1]!r}")
     return out
+
+
+def _interior_edit(a: str, b: str) -> bool:
+    """One edit, at least two letters from either end of the word: "languange" /
+    "language", but not a changed ending ("updater" / "updates", "complexify" /
+    "complexity") or a clipped start ("odeling", "iTransformer")."""
+    if not edit_distance_one(a, b):
+        return False
+    head = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y),
+                min(len(a), len(b)))
+    tail = next((i for i, (x, y) in enumerate(zip(a[::-1], b[::-1], strict=False)) if x != y),
+                min(len(a), len(b)))
+    return head >= 2 and tail >= 2
 
 
 def _typos(used: Mapping[str, int]) -> dict[str, tuple[str, str]]:
@@ -74,16 +94,21 @@ def _typos(used: Mapping[str, int]) -> dict[str, tuple[str, str]]:
         for i, w in enumerate(words):
             if len(w) >= 6 and w.isalpha() and w.islower() and is_common_word(w):
                 by_pattern[(*words[:i], "*", *words[i + 1:])].append((i, key))
+    word_uses: Counter[str] = Counter()
+    for key, n in used.items():
+        word_uses.update(dict.fromkeys(set(key.split()), n))
     out: dict[str, tuple[str, str]] = {}
     for key in used:
         words = key.split()
         for i, w in enumerate(words):
             if len(w) < 7 or not w.isalpha() or not w.islower() or is_common_word(w):
                 continue
+            if word_uses[w] > MAX_TYPO_USES:
+                continue  # a word several papers write is a term ("perceptron", "adaption")
             matches = Counter[str]()
             for _, other in by_pattern.get((*words[:i], "*", *words[i + 1:]), []):
                 right = other.split()[i]
-                if edit_distance_one(w, right) and used[other] >= used[key]:
+                if _interior_edit(w, right) and used[other] >= used[key]:
                     matches[other] = used[other]
             if len(matches) == 1:  # one known word one edit away: a typo of it
                 other = next(iter(matches))

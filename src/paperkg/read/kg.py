@@ -16,13 +16,15 @@ import networkx as nx
 import numpy as np
 
 from paperkg.errors import KGNotFound, QueryError, UsageError
-from paperkg.kgdir import DOC_VECTORS, GRAPH, STORE, load_graph, read_manifest
+from paperkg.kgdir import DOC_VECTORS, GRAPH, STORE, TERMS, load_graph, read_manifest
+from paperkg.lexical import Lexicon
 from paperkg.results import QueryResult
 from paperkg.sparqltext import explain_query_error, with_prefixes
 from paperkg.store import RDF_EXPORTS, OxigraphStore
 
 if TYPE_CHECKING:
     from paperkg.read.questions import Reader
+    from paperkg.remote import RemoteStore
 
 __all__ = ["BACKENDS", "EXPORT_FORMATS", "KnowledgeGraph", "cooccurrence", "open_kg"]
 
@@ -43,7 +45,13 @@ class KnowledgeGraph:
         self.manifest: dict[str, Any] = read_manifest(self.path)
 
     @cached_property
-    def store(self) -> OxigraphStore:
+    def store(self) -> OxigraphStore | RemoteStore:
+        """The embedded store, or the SPARQL server graph the manifest names (--store)."""
+        remote = self.manifest.get("store")
+        if isinstance(remote, dict) and remote.get("url"):
+            from paperkg.remote import RemoteStore
+
+            return RemoteStore(str(remote["url"]), str(remote["graph"]))
         try:
             return OxigraphStore.open(self.path / STORE, read_only=True)
         except OSError as err:
@@ -60,6 +68,12 @@ class KnowledgeGraph:
             return [str(i) for i in data["ids"]], data["vectors"].astype(np.float32)
 
     @cached_property
+    def lexicon(self) -> Lexicon | None:
+        """Each paper's term counts as TF-IDF rows, or None for a KG built without them."""
+        path = self.path / TERMS
+        return Lexicon.load(path) if path.is_file() else None
+
+    @cached_property
     def graph(self) -> nx.Graph:
         return load_graph(self.path / GRAPH)
 
@@ -69,12 +83,12 @@ class KnowledgeGraph:
             from paperkg.read.memory import CorpusData, MemoryReader
 
             return MemoryReader(CorpusData.from_store(self.store), self.graph,
-                                self.doc_vectors, where=str(self.path))
+                                self.lexicon, where=str(self.path))
         if backend == "sparql":
             from paperkg.read.sparql import SparqlReader
 
             return SparqlReader(self.store, where=str(self.path),
-                                vectors=lambda: self.doc_vectors)
+                                lexicon=lambda: self.lexicon)
         raise UsageError(f"unknown back end {backend!r}; choose one of {BACKENDS}")
 
     def sparql(self, text: str) -> QueryResult:

@@ -3,7 +3,7 @@
 A server asks hundreds of questions a second; one SPARQL query each would cost tens of
 milliseconds, so the store (still the source of truth) is read once at startup — papers,
 concepts, mentions — into plain dicts and arrays, plus a text index, the NetworkX graph
-and the abstract vectors. Each question then takes well under a millisecond.
+and the term counts. Each question then takes well under a millisecond.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from paperkg.errors import UnknownNode
+from paperkg.lexical import Lexicon
 from paperkg.read.questions import (
     Attrs,
     ConceptInfo,
@@ -102,12 +103,11 @@ class CorpusData:
 
 class MemoryReader(Reader):
     """Questions answered from `CorpusData`, a `TextIndex`, the NetworkX graph (walks and
-    connections) and the abstract vectors (blended related papers)."""
+    connections) and the KG's term counts (related papers' word similarity)."""
 
     name = "memory"
 
-    def __init__(self, data: CorpusData, graph: nx.Graph,
-                 vectors: tuple[Sequence[str], NDArray[np.float32]] | None = None,
+    def __init__(self, data: CorpusData, graph: nx.Graph, lexicon: Lexicon | None = None,
                  where: str = "the KG") -> None:
         self.data = data
         self.where = where
@@ -127,13 +127,7 @@ class MemoryReader(Reader):
                 key = label.casefold()
                 if key not in self._by_label or rank < self._by_label[key]:
                     self._by_label[key] = rank
-        self._matrix: NDArray[np.float32] | None = None
-        if vectors is not None:
-            row = {pid: i for i, pid in enumerate(vectors[0])}
-            self._matrix = np.zeros((len(self._ids), vectors[1].shape[1]), dtype=np.float32)
-            for j, pid in enumerate(self._ids):
-                if pid in row:
-                    self._matrix[j] = vectors[1][row[pid]]
+        self.lexicon = lexicon
 
     def counts(self) -> dict[str, int]:
         return {"papers": len(self.data.papers), "concepts": len(self.data.concepts)}
@@ -204,17 +198,13 @@ class MemoryReader(Reader):
         found = np.flatnonzero(scores > 0)
         return [self._ids[i] for i in found], scores[found].astype(np.float64)
 
-    def _shared(self, paper_id: str, others: Sequence[str]) -> dict[str, list[tuple[str, float]]]:
-        mine = {c for c, _, _ in self.data.mentions.get(paper_id, ())}
+    def _concept_labels(self, paper_ids: Sequence[str]) -> dict[str, list[tuple[str, float]]]:
         concepts = self.data.concepts
-        return {o: [(concepts[c].label, concepts[c].weight)
-                    for c, _, _ in self.data.mentions.get(o, ()) if c in mine]
-                for o in others}
+        return {p: [(concepts[c].label, concepts[c].weight)
+                    for c, _, _ in self.data.mentions.get(p, ())] for p in paper_ids}
 
-    def _vectors(self, ids: Sequence[str]) -> NDArray[np.float32] | None:
-        if self._matrix is None:
-            return None
-        return self._matrix[[self._pos[i] for i in ids]]
+    def _lexicon(self) -> Lexicon | None:
+        return self.lexicon
 
     def _exists(self, key: str) -> bool:
         return key in self.walker.g

@@ -19,7 +19,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from paperkg.errors import UnknownNode, UsageError
+from paperkg.lexical import Lexicon
 from paperkg.read.walk import Connection, connection
+from paperkg.settings import RELATED_BLEND
 from paperkg.vocab import NODE_KINDS, key_of, node_key, slugify
 
 __all__ = [
@@ -31,11 +33,13 @@ __all__ = [
     "Neighbourhood",
     "PaperInfo",
     "Reader",
+    "DEFAULT_BLEND",
     "RelatedPaper",
     "rank_related",
 ]
 
 HitKind = Literal["paper", "concept"]
+DEFAULT_BLEND = RELATED_BLEND
 Attrs = dict[str, Any]
 Edge = tuple[str, str, Attrs]
 
@@ -154,12 +158,12 @@ class Reader(ABC):
         concepts of weight × score here × score there); the paper itself left out."""
 
     @abstractmethod
-    def _shared(self, paper_id: str, others: Sequence[str]) -> dict[str, list[tuple[str, float]]]:
-        """For each of `others`, (label, weight) of the concepts it shares with `paper_id`."""
+    def _concept_labels(self, paper_ids: Sequence[str]) -> dict[str, list[tuple[str, float]]]:
+        """(label, weight) of each paper's concepts."""
 
     @abstractmethod
-    def _vectors(self, ids: Sequence[str]) -> NDArray[np.float32] | None:
-        """Unit abstract vectors of `ids` (zeros for a paper without one), or None."""
+    def _lexicon(self) -> Lexicon | None:
+        """The KG's term counts (`paperkg.lexical`), or None for a KG built without them."""
 
     @abstractmethod
     def _exists(self, key: str) -> bool:
@@ -203,26 +207,47 @@ class Reader(ABC):
         raise UnknownNode(f"nothing in {self.where} is called {text!r}; use a paper id, "
                           "'concept:<slug>', 'author:<slug>' or a concept label")
 
-    def related(self, paper_id: str, limit: int = 10, blend: float = 0.0,
+    def related(self, paper_id: str, limit: int = 10, blend: float = DEFAULT_BLEND,
                 ) -> list[RelatedPaper]:
-        """Papers sharing concepts with `paper_id`, best first (see `rank_related`); every
-        result lists the concepts it shares, heaviest first."""
+        """Papers related to `paper_id`, best first, each listing the concepts it shares.
+
+        The score mixes the concepts both papers mention (each counts its rarity weight
+        times its score in both papers) with the similarity of their words and word pairs
+        (TF-IDF cosine of title and abstract), `blend` being the weight of the words.
+        Only papers that share a concept are kept: one both mention, or one of either
+        paper whose every word and word pair the other's title or abstract holds.
+        """
         if not 0.0 <= blend <= 1.0:
             raise UsageError(f"blend must be between 0 and 1, got {blend}")
         self.paper(paper_id)
         if limit <= 0:
             return []
         ids, scores = self._related_scores(paper_id)
-        cosine = None
-        if blend > 0 and ids:
-            vectors = self._vectors([paper_id, *ids])
-            if vectors is not None:
-                cosine = (vectors[1:] @ vectors[0]).astype(np.float64)
-        best = rank_related(ids, scores, cosine, blend, limit)
-        shared = self._shared(paper_id, [pid for pid, _ in best])
-        return [RelatedPaper(pid, self.paper(pid).label, score,
-                             tuple(sorted(shared.get(pid, ()), key=lambda x: (-x[1], x[0]))))
-                for pid, score in best]
+        lexicon = self._lexicon() if blend > 0 else None
+        if lexicon is not None:
+            ids, scores = _blend(paper_id, ids, scores, lexicon, blend, 4 * limit + 40)
+        best = rank_related(ids, scores, 4 * limit + 40)
+        mine = dict(self._concept_labels([paper_id]).get(paper_id, ()))
+        own_terms = lexicon.terms_of(paper_id) if lexicon is not None else frozenset()
+        out: list[RelatedPaper] = []
+        for start in range(0, len(best), 2 * limit):  # most are kept: look at few
+            batch = best[start: start + 2 * limit]
+            labels = self._concept_labels([pid for pid, _ in batch])
+            for pid, score in batch:
+                theirs = dict(labels.get(pid, ()))
+                shared = {lab: w for lab, w in mine.items() if lab in theirs}
+                if lexicon is not None:
+                    held = lexicon.terms_of(pid)
+                    shared.update((lab, w) for lab, w in mine.items()
+                                  if (t := lexicon.phrase_terms(lab)) is not None and t <= held)
+                    shared.update((lab, w) for lab, w in theirs.items() if
+                                  (t := lexicon.phrase_terms(lab)) is not None and t <= own_terms)
+                if shared:
+                    out.append(RelatedPaper(pid, self.paper(pid).label, score, tuple(
+                        sorted(shared.items(), key=lambda x: (-x[1], x[0])))))
+                if len(out) == limit:
+                    return out
+        return out
 
     def neighbours(self, node: str, depth: int = 1, limit: int = 50,
                    kinds: Iterable[str] | None = None) -> Neighbourhood:
@@ -244,29 +269,37 @@ class Reader(ABC):
         return connection(self._connection_graph(ka, kb), ka, kb)
 
 
-def rank_related(ids: Sequence[str], scores: NDArray[np.float64],
-                 cosine: NDArray[np.float64] | None, blend: float, limit: int,
+def rank_related(ids: Sequence[str], scores: NDArray[np.float64], limit: int,
                  ) -> list[tuple[str, float]]:
-    """The `limit` best (paper id, score), ties by id. Only papers sharing a concept
-    (score > 0) are ranked, so every result is explained by what it shares.
-
-    With `cosine` (abstract similarity of each candidate) and `blend` in (0, 1]: score =
-    (1 - blend) * concept score / best concept score + blend * max(cosine, 0).
-    """
-    scores = np.asarray(scores, dtype=np.float64)
-    if not len(ids) or scores.max(initial=0.0) <= 0:
-        return []
-    if blend > 0 and cosine is not None:
-        shares = scores > 0
-        scores = np.where(shares, (1 - blend) * scores / scores.max()
-                          + blend * np.maximum(cosine, 0) + 1e-9, 0.0)
-    rounded = np.round(scores, 4)
+    """The `limit` best (paper id, score rounded to 4 places) with a positive score, ties
+    by id."""
+    rounded = np.round(np.asarray(scores, dtype=np.float64), 4)
     found = np.flatnonzero(rounded > 0)
     if len(found) > limit:  # keep everything tied with the limit-th best, then order
         kth = np.partition(rounded[found], len(found) - limit)[len(found) - limit]
         found = found[rounded[found] >= kth]
     best = sorted(found.tolist(), key=lambda i: (-rounded[i], ids[i]))[:limit]
     return [(ids[i], float(rounded[i])) for i in best]
+
+
+def _blend(paper_id: str, ids: Sequence[str], scores: NDArray[np.float64], lexicon: Lexicon,
+           blend: float, wider: int) -> tuple[list[str], NDArray[np.float64]]:
+    """Concept scores mixed with word similarity: (1 - blend) * concept score / best
+    concept score + blend * cosine / best cosine, over the papers sharing a concept and
+    the `wider` most similar by words."""
+    cosine = lexicon.similarity(paper_id)
+    if paper_id in lexicon.row:
+        cosine[lexicon.row[paper_id]] = 0.0
+    top = np.argpartition(-cosine, min(wider, len(cosine) - 1))[:wider]
+    known = set(ids)
+    extra = [lexicon.ids[i] for i in top if cosine[i] > 0 and lexicon.ids[i] not in known]
+    pool = [*ids, *extra]
+    concept = np.concatenate([np.asarray(scores, dtype=np.float64), np.zeros(len(extra))])
+    rows = np.fromiter((lexicon.row.get(p, -1) for p in pool), dtype=np.int64, count=len(pool))
+    words = np.where(rows >= 0, cosine[rows], 0.0)
+    best_concept = float(concept.max(initial=0.0)) or 1.0
+    best_words = float(cosine.max(initial=0.0)) or 1.0
+    return pool, (1 - blend) * concept / best_concept + blend * words / best_words
 
 
 #: A lookup for `views.draw.fill_labels`: node keys → their attributes.

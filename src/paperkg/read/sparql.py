@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from paperkg.errors import UnknownNode
+from paperkg.lexical import Lexicon, tokens
 from paperkg.read.questions import (
     Attrs,
     ConceptInfo,
@@ -27,7 +28,7 @@ from paperkg.read.questions import (
     Reader,
 )
 from paperkg.read.sparqlwalk import complete_edges, local_graph, node_labels
-from paperkg.read.textindex import TextIndex, tokens
+from paperkg.read.textindex import TextIndex
 from paperkg.read.walk import Walker
 from paperkg.results import QueryResult, Term
 from paperkg.sparqltext import with_prefixes
@@ -60,19 +61,16 @@ def _v(term: Term | None) -> str:
 
 
 class SparqlReader(Reader):
-    """Questions answered by SPARQL on `store`; `vectors` (ids, unit vectors) are the
-    KG's abstract vectors, for related papers with blend."""
+    """Questions answered by SPARQL on `store`; `lexicon` loads the KG's term counts (for
+    related papers' word similarity) on first use."""
 
     name = "sparql"
 
     def __init__(self, store: Store, where: str = "the KG",
-                 vectors: Callable[[], tuple[Sequence[str], NDArray[np.float32]] | None]
-                 | None = None) -> None:
+                 lexicon: Callable[[], Lexicon | None] | None = None) -> None:
         self.store = store
         self.where = where
-        self._load_vectors = vectors
-        self._vector_rows: dict[str, int] | None = None
-        self._vector_matrix: NDArray[np.float32] | None = None
+        self._load_lexicon = lexicon
 
     def _select(self, sparql: str) -> list[tuple[Term | None, ...]]:
         res: QueryResult = self.store.query(with_prefixes(sparql))
@@ -220,31 +218,19 @@ class SparqlReader(Reader):
         ids = [iri_id(o) for o, _ in rows]
         return ids, np.array([float(_v(s)) for _, s in rows], dtype=np.float64)
 
-    def _shared(self, paper_id: str, others: Sequence[str]) -> dict[str, list[tuple[str, float]]]:
-        if not others:
+    def _concept_labels(self, paper_ids: Sequence[str]) -> dict[str, list[tuple[str, float]]]:
+        if not paper_ids:
             return {}
-        values = " ".join(f"<{paper_iri(o)}>" for o in others)
+        values = " ".join(f"<{paper_iri(p)}>" for p in paper_ids)
         out: dict[str, list[tuple[str, float]]] = {}
-        for o, label, w in self._select(f"""SELECT ?o ?label ?w WHERE {{
-                VALUES ?o {{ {values} }} <{paper_iri(paper_id)}> pkg:mentions ?c .
-                ?o pkg:mentions ?c . ?c skos:prefLabel ?label ; pkg:weight ?w }}"""):
-            out.setdefault(iri_id(o), []).append((_v(label), float(_v(w))))
+        for p, label, w in self._select(f"""SELECT ?p ?label ?w WHERE {{
+                VALUES ?p {{ {values} }} ?p pkg:mentions ?c .
+                ?c skos:prefLabel ?label ; pkg:weight ?w }}"""):
+            out.setdefault(iri_id(p), []).append((_v(label), float(_v(w))))
         return out
 
-    def _vectors(self, ids: Sequence[str]) -> NDArray[np.float32] | None:
-        if self._vector_rows is None:
-            loaded = self._load_vectors() if self._load_vectors else None
-            if loaded is None:
-                return None
-            self._vector_rows = {pid: i for i, pid in enumerate(loaded[0])}
-            self._vector_matrix = loaded[1]
-        matrix = self._vector_matrix
-        assert matrix is not None
-        out = np.zeros((len(ids), matrix.shape[1]), dtype=np.float32)
-        for j, pid in enumerate(ids):
-            if pid in self._vector_rows:
-                out[j] = matrix[self._vector_rows[pid]]
-        return out
+    def _lexicon(self) -> Lexicon | None:
+        return self._load_lexicon() if self._load_lexicon else None
 
     # ------------------------------------------------------------ nodes and walks
 

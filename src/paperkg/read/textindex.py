@@ -8,8 +8,6 @@ IDF is the same. Both then rank with `TextIndex.search`, so their answers agree.
 from __future__ import annotations
 
 import math
-import re
-import unicodedata
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -17,30 +15,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from paperkg.lexical import tokens
 from paperkg.read.questions import ConceptInfo, Hit, HitKind, PaperInfo
 
 __all__ = ["TextIndex", "tokens"]
 
-_WORD = re.compile(r"[^\W_]+")
-_STOP = frozenset(
-    "a an and are as at be by for from in into is it of on or that the this to we with via "
-    "our its their which these those than then".split()
-)
 # field boosts: a word in a title or a concept's label says more than one in an abstract
 _PAPER_FIELDS = (("title", 3.0), ("label", 2.0), ("abstract", 1.0))
 _CONCEPT_PREF, _CONCEPT_ALT = 3.0, 2.0
-
-
-def tokens(text: str) -> list[str]:
-    """Search terms: NFKC, case-folded words, stop words dropped, plural 's' trimmed."""
-    words = _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
-    return [_stem(w) for w in words if w not in _STOP]
-
-
-def _stem(word: str) -> str:
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
 
 
 def _paper_weights(paper: PaperInfo) -> dict[str, float]:

@@ -16,7 +16,6 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote
 
 import networkx as nx
 
@@ -24,7 +23,7 @@ from paperkg.errors import UsageError
 from paperkg.read.walk import Connection
 from paperkg.results import QueryResult, Term
 from paperkg.vocab import CONCEPT_TYPES as TYPED
-from paperkg.vocab import PKG, PLAIN_CONCEPT, RDF, RDFS, SKOS, parse_iri
+from paperkg.vocab import PKG, PLAIN_CONCEPT, RDF, RDFS, SKOS, encode_id, parse_iri
 
 __all__ = [
     "EDGE_STYLES",
@@ -248,7 +247,7 @@ def page_of(key: str, base: str | None) -> str | None:
     kind, _, ident = key.partition(":")
     if base is None or kind not in PAGES:
         return None
-    return base.rstrip("/") + PAGES[kind] + quote(ident, safe="")
+    return base.rstrip("/") + PAGES[kind] + encode_id(ident)  # "..", "a/b": one segment
 
 
 def vis_data(view: View, pages: str | None = None) -> dict[str, Any]:

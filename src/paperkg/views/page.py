@@ -17,9 +17,12 @@ from collections.abc import Mapping
 from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paperkg.views.draw import EDGE_STYLES, NODE_STYLES, View, vis_data
+
+if TYPE_CHECKING:
+    from jinja2 import Template
 
 __all__ = ["ASSETS", "asset", "render_page"]
 
@@ -27,7 +30,7 @@ VIS_VERSION = "9.1.2"
 #: file name → media type of the assets a page needs (all from the pyvis package)
 ASSETS = {"vis-network.min.js": "text/javascript; charset=utf-8",
           "vis-network.css": "text/css; charset=utf-8"}
-_TEMPLATE = Path(__file__).parent / "templates" / "view.html"
+_TEMPLATES = Path(__file__).parent / "templates"
 _JSON_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
                                "\u2028": "\\u2028", "\u2029": "\\u2029"})
 
@@ -42,6 +45,16 @@ def asset(name: str) -> bytes:
         raise FileNotFoundError(f"{name} is missing from the installed pyvis package; "
                                 f"reinstall it: pip install 'pyvis==0.3.2'")
     return path.read_bytes()
+
+
+@lru_cache(maxsize=1)
+def _template() -> Template:
+    """The page template, compiled once per process (Jinja loads lazily: not at import)."""
+    from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+    env = Environment(loader=FileSystemLoader(_TEMPLATES),
+                      autoescape=select_autoescape(default=True, default_for_string=True))
+    return env.get_template("view.html")
 
 
 def script_json(value: object) -> str:
@@ -59,10 +72,7 @@ def render_page(view: View, assets: str | None = None, pages: str | None = None,
     host), None for no links. `expand`: URL prefix answering a node's 1-hop view as JSON
     (shift-click, or click on a node without a page). `links`: text → URL for the header.
     """
-    from jinja2 import Environment, select_autoescape
-
-    env = Environment(autoescape=select_autoescape(default=True, default_for_string=True))
-    template = env.from_string(_TEMPLATE.read_text(encoding="utf-8"))
+    template = _template()
     data = vis_data(view, pages)
     config = {"expand": expand, "centers": list(view.centers)}
     inline = None if assets is not None else {

@@ -64,7 +64,8 @@ FORMATS: Final[dict[str, Format]] = {
 
 def _head(path: Path, size: int = 65536) -> str:
     """The start of the file, gunzipped if need be, as text."""
-    opener = gzip.open if path.read_bytes()[:2] == b"\x1f\x8b" else open
+    with path.open("rb") as fh:
+        opener = gzip.open if fh.read(2) == b"\x1f\x8b" else open
     raw = b""
     try:
         with opener(path, "rb") as fh:  # in blocks: a gzip cut short keeps its start

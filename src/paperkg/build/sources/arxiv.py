@@ -90,7 +90,7 @@ def read_oai(path: Path, columns: str | None = None) -> Iterator[Paper | Reject]
     if error is not None and error.get("code") != "noRecordsMatch":
         raise IngestError(f"{path}:1: OAI-PMH error {error.get('code')}: {error.text}")
     found = list(root.iter(f"{OAI}record"))
-    lines = xml_record_lines(path, "record")
+    lines = xml_record_lines(path, "record", len(found))
     yield from records(zip(lines, found, strict=True), path, _oai_record)
 
 
@@ -157,7 +157,7 @@ def _dc(m: Element, where: str, header_id: str | None) -> Paper:
 def read_atom(path: Path, columns: str | None = None) -> Iterator[Paper | Reject]:
     root = parse_xml(path)
     entries = list(root.iterfind(f"{ATOM}entry"))
-    lines = xml_record_lines(path, "entry")
+    lines = xml_record_lines(path, "entry", len(entries))
     yield from records(zip(lines, entries, strict=True), path, _entry)
 
 

@@ -1,5 +1,5 @@
 """What every reader shares: opening (plain or gzip), JSON records with their line numbers,
-safe XML, TeX to text, names in byline order, venue names."""
+safe XML, TeX to text, names in byline order."""
 
 from __future__ import annotations
 
@@ -16,17 +16,14 @@ import defusedxml.ElementTree as SafeET
 from defusedxml import DefusedXmlException
 from pylatexenc.latex2text import LatexNodes2Text
 
-from paperkg.build.ingest import Paper, Reject
+from paperkg.build.ingest import Paper, Reject, lines
 from paperkg.errors import IngestError
 
 __all__ = ["Located", "inverted_name", "jget", "json_records", "open_text", "parse_xml",
-           "person_name", "records", "tex", "venue_name", "xml_record_lines"]
+           "person_name", "records", "tex", "xml_record_lines"]
 
 _TEX = LatexNodes2Text(math_mode="verbatim", strict_latex_spaces=True)
 _TEX_HINT = re.compile(r"[\\{}~]")
-_DECISION_WORDS = re.compile(
-    r"\b(?:oral|poster|spotlight|notable[- ]top[- ]\d+%?|conference|workshop track|"
-    r"withdrawn|desk[- ]rejected|rejected|submission|track)\b", re.IGNORECASE)
 
 
 def open_text(path: Path) -> str:
@@ -86,21 +83,28 @@ def _snippet(item: Any) -> str:
 def json_records(path: Path, list_keys: tuple[str, ...]) -> Iterator[tuple[int, Any]]:
     """(line, record) for a JSON Lines file or for one JSON document whose records sit
     in a top-level array or under one of `list_keys` ({"results": [...]}), with each
-    record's own line number. Malformed lines become Rejects; a malformed document stops."""
-    text = open_text(path)
-    first = text.lstrip().split("\n", 1)[0]
+    record's own line number. Malformed lines become Rejects; a malformed document stops.
+    JSON Lines are streamed (a snapshot may be gigabytes); a document is read whole."""
+    first = ""
+    for _, line in lines(path):
+        if isinstance(line, str) and line.strip():
+            first = line
+            break
     try:
         head = json.loads(first)
     except json.JSONDecodeError:
         head = None  # a pretty-printed document: its first line is not JSON by itself
     if isinstance(head, dict) and not any(k in head for k in list_keys):
-        yield from _json_lines(path, text)
+        yield from _json_lines(path)
         return
-    yield from _json_document(path, text, list_keys)
+    yield from _json_document(path, open_text(path), list_keys)
 
 
-def _json_lines(path: Path, text: str) -> Iterator[tuple[int, Any]]:
-    for number, line in enumerate(text.split("\n"), start=1):
+def _json_lines(path: Path) -> Iterator[tuple[int, Any]]:
+    for number, line in lines(path):
+        if isinstance(line, Reject):
+            yield number, line
+            continue
         if not line.strip():
             continue
         try:
@@ -190,8 +194,11 @@ def parse_xml(path: Path) -> Element:
         raise IngestError(f"{path}:1: refused XML: {err}") from err
 
 
-def xml_record_lines(path: Path, tag: str) -> list[int]:
-    """Line of each `<tag ...>` start in document order: ElementTree keeps no positions."""
+def xml_record_lines(path: Path, tag: str, count: int) -> list[int]:
+    """Line of each of the `count` `<tag ...>` elements, in document order: ElementTree
+    keeps no positions, so the start tags are found in the text. Should the text hold
+    another number of them (a start tag inside a comment), every record is placed on
+    line 1 rather than on a wrong line."""
     text = open_text(path)
     starts = re.finditer(rf"<(?:[\w.-]+:)?{tag}[\s>/]", text)
     out, counted, line = [], 0, 1
@@ -199,7 +206,7 @@ def xml_record_lines(path: Path, tag: str) -> list[int]:
         line += text.count("\n", counted, m.start())
         counted = m.start()
         out.append(line)
-    return out
+    return out if len(out) == count else [1] * count
 
 
 def tex(value: str | None) -> str | None:
@@ -230,21 +237,6 @@ def inverted_name(name: str) -> str:
         last, suffix, first = name.split(",")
         return person_name(last, first, suffix)
     return tex(name.strip()) or ""
-
-
-def venue_name(raw: str | None) -> str | None:
-    """One name per venue and year: "ICLR 2025 Poster", "Submitted to ICLR 2025",
-    "ICLR.cc/2025/Conference" → "ICLR 2025". Anything else is kept as given."""
-    if not raw:
-        return None
-    text = raw.strip()
-    m = re.fullmatch(r"([\w.-]+?)(?:\.cc|\.org|\.io)?/(\d{4})/(?:Conference|Workshop)(?:/.*)?",
-                     text)
-    if m:
-        return f"{m.group(1)} {m.group(2)}"
-    text = re.sub(r"^submitted to\s+", "", text, flags=re.IGNORECASE)
-    short = " ".join(_DECISION_WORDS.sub(" ", text).split())
-    return short if re.search(r"\b(19|20)\d\d\b", short) else " ".join(text.split()) or None
 
 
 def jget(record: Any, *keys: str | int) -> Any:

@@ -83,13 +83,13 @@ class Pager:
             wait = self._last + self.interval - time.monotonic()
             if wait > 0:
                 self.sleep(wait)
-            self._last = time.monotonic()
             try:
                 response = self.client.get(url)
             except httpx.TransportError as err:
                 problem = f"{type(err).__name__}: {err}"
                 delay = self.backoff ** attempt
             else:
+                self._last = time.monotonic()  # the gap runs from the end of an answer
                 if response.status_code < 400:
                     return response
                 if response.status_code != 429 and response.status_code < 500:
@@ -209,6 +209,9 @@ def fetch(source: str, query: str, out: Path, rep: Reporter | None = None,
                        page_size or spec.page_size)
     pager = pager or Pager(spec.interval)
     state_path = out.with_name(out.name + ".state.json")
+    if not state_path.exists() and out.exists() and out.stat().st_size:
+        raise UsageError(f"{out} exists and is not a fetch in progress (no "
+                         f"{state_path.name}); choose another file or delete it")
     state = _load_state(state_path, query)
     if state.done:
         rep.step(f"{out}: already complete ({state.records} records); delete "

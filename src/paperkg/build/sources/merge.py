@@ -4,7 +4,9 @@ Two records are the same paper when they share a DOI, an arXiv id, an id, or a n
 title together with the first author's family name. Matching is transitive (union-find):
 an OpenReview note and an arXiv entry with the same title, and that arXiv entry and an
 S2 paper with its arXiv id, are all one paper. The first record read gives the id and
-the abstract; every record stays listed in `origins` (written as prov:wasDerivedFrom).
+the abstract; every record stays listed in `origins` (written as prov:wasDerivedFrom),
+with the venue and decision it states. The paper's own decision and venue are those of
+its latest venue (resubmitted: rejected at ICLR 2024, a poster at ICLR 2025 → poster).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
-from paperkg.build.ingest import Paper
+from paperkg.build.ingest import Origin, Paper
 
 __all__ = ["match_keys", "merge_papers", "title_key"]
 
@@ -74,6 +76,12 @@ def merge_papers(papers: Sequence[Paper]) -> list[Paper]:
     return [_merge(group) if len(group) > 1 else group[0] for group in groups.values()]
 
 
+def _when(origin: Origin) -> int:
+    """The year in a venue name ("ICLR 2025" → 2025); 0 if none. Ties keep the first."""
+    m = re.search(r"\b(?:19|20)\d\d\b", origin.venue or "")
+    return int(m.group(0)) if m else 0
+
+
 def _first(values: Iterator[object]) -> object:
     return next((v for v in values if v), None)
 
@@ -86,16 +94,17 @@ def _merge(group: list[Paper]) -> Paper:
         return tuple(dict.fromkeys(v for p in group for v in getattr(p, attr)))
 
     origins = tuple(dict.fromkeys(o for p in group for o in p.origins))
+    latest = max((o for o in origins if o.decision), key=_when, default=None)
     return replace(
         head,
         title=head.title or _first(p.title for p in group),  # type: ignore[arg-type]
         authors=head.authors or next((p.authors for p in group if p.authors), ()),
         keywords=union("keywords"),
         subjects=union("subjects"),
-        decision=_first(p.decision for p in group),  # type: ignore[arg-type]
+        decision=latest.decision if latest else None,
         url=_first(p.url for p in group),  # type: ignore[arg-type]
         year=_first(p.year for p in group),  # type: ignore[arg-type]
-        venue=_first(p.venue for p in group if p.decision) or _first(  # type: ignore[arg-type]
+        venue=latest.venue if latest and latest.venue else _first(  # type: ignore[arg-type]
             p.venue for p in group),
         doi=_first(p.doi for p in group),  # type: ignore[arg-type]
         arxiv_id=_first(p.arxiv_id for p in group),  # type: ignore[arg-type]

@@ -13,8 +13,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from paperkg.build.ingest import Paper, Reject, make_paper
-from paperkg.build.sources.common import jget, json_records, records, venue_name
+from paperkg.build.ingest import Paper, Reject, make_paper, venue_name
+from paperkg.build.sources.common import jget, json_records, records
 
 __all__ = ["decision_of", "paper_from_note", "read_openreview"]
 

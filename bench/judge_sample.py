@@ -1,0 +1,148 @@
+"""A judged-precision sample: every top-10 label of papers nobody tuned on, marked by a rule.
+
+    python bench/judge_sample.py run --n 15 [--code OLD_SRC --tag=-before] [--embedder onnx]
+    python bench/judge_sample.py sheet --n 15          # one line per distinct label to judge
+    python bench/judge_sample.py score --n 15          # precision per system, from the sheet
+
+The papers are the LAST n (before the last --skip) of the keyword benchmark's held-out sample
+(bench/keywords_eval.held_out), so neither the benchmark's first papers nor anything used
+for fitting; their keywords are not given (a corpus without keywords). `run` writes each
+system's `paperkg extract` output; `sheet` writes every distinct (paper, label) pair of all
+systems, sorted, without saying which system produced it, with an empty verdict column;
+the judge fills in 1 (good) or 0 by THE RULE below; `score` reports, per system, the
+precision of its top-10, and three mechanical counts: labels ending in a number suffix
+("(44800)"), glued-sentence artefacts ("sets.Our"), and papers with more than one pair of
+nested labels ("model fusion" / "deep model fusion").
+
+THE RULE. A label is good when all of these hold:
+  (a) it names something specific a researcher would tag the paper with: a method, model,
+      dataset or benchmark, task, problem, phenomenon, property, or field of study;
+  (b) it is a well-formed noun phrase: no glued words, no clause fragment ("knowledge
+      despite"), no dangling verb or modifier;
+  (c) it is specific enough to connect papers meaningfully: not a generic single word
+      ("performance", "search", "bias", "optimization") and not a phrase that fits most
+      papers ("experimental results", "model performance", "negative effects");
+  (d) it is about what the abstract studies, not an aside.
+A label that only differs from a better label of the same paper by a generic word ("model
+fusion techniques" after "model fusion") is not good: repetition adds nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from keywords_eval import held_out, load_corpus  # noqa: E402
+
+WORK = Path("/tmp/pkg-judge")
+
+
+def _papers(n: int, skip: int = 0) -> list[dict[str, str]]:
+    """The n papers before the last `skip` of the held-out sample."""
+    pool = held_out(load_corpus())
+    return [{"id": r.id, "title": r.title, "abstract": r.abstract}
+            for r in pool[len(pool) - skip - n:len(pool) - skip]]
+
+
+def run(args: argparse.Namespace) -> None:
+    args.work.mkdir(parents=True, exist_ok=True)
+    src = args.work / f"judge-{args.n}.jsonl"
+    src.write_text("".join(json.dumps(p) + "\n" for p in _papers(args.n, args.skip)),
+                   encoding="utf-8")
+    out = args.work / f"out-{args.n}{args.tag}.jsonl"
+    env = dict(os.environ)
+    cmd = ["paperkg"]
+    if args.code:
+        env["PYTHONPATH"] = str(args.code)
+        cmd = [sys.executable, "-c", "from paperkg.cli import main; main()"]
+    subprocess.run([*cmd, "extract", str(src), "--out", str(out), "--embedder", args.embedder,
+                    "--cache-dir", str(args.work / "cache"), *args.extra], check=True, env=env)
+    print(f"wrote {out}")
+
+
+def _outputs(work: Path, n: int) -> dict[str, dict[str, list[str]]]:
+    systems: dict[str, dict[str, list[str]]] = {}
+    for path in sorted(work.glob(f"out-{n}*.jsonl")):
+        name = path.stem.removeprefix(f"out-{n}") or "after"
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        systems[name] = {r["id"]: [c["label"] for c in r["concepts"]
+                                   if c["role"] == "mentions"][:10] for r in rows}
+    return systems
+
+
+def sheet(args: argparse.Namespace) -> None:
+    systems = _outputs(args.work, args.n)
+    pairs = sorted({(pid, label) for s in systems.values() for pid, labels in s.items()
+                    for label in labels})
+    path = args.work / f"sheet-{args.n}.tsv"
+    known: dict[tuple[str, str], str] = {}
+    if path.is_file():  # verdicts already given stay; only new labels are added
+        with path.open(encoding="utf-8") as fh:
+            known = {(r["paper"], r["label"]): r["verdict"]
+                     for r in csv.DictReader(fh, delimiter="\t")}
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        w = csv.writer(fh, delimiter="\t")
+        w.writerow(["paper", "label", "verdict"])
+        w.writerows([pid, label, known.get((pid, label), "")] for pid, label in pairs)
+    todo = sum(1 for p in pairs if not known.get(p))
+    print(f"wrote {path}: {len(pairs)} labels, {todo} to judge")
+
+
+def _key_words(label: str) -> frozenset[str]:
+    words = re.sub(r"[-/]", " ", label.lower()).split()
+    if words and words[-1].endswith("s") and len(words[-1]) > 3:
+        words[-1] = words[-1][:-1]
+    return frozenset(words)
+
+
+def score(args: argparse.Namespace) -> None:
+    with (args.work / f"sheet-{args.n}.tsv").open(encoding="utf-8") as fh:
+        verdict = {(r["paper"], r["label"]): r["verdict"].strip()
+                   for r in csv.DictReader(fh, delimiter="\t")}
+    for name, out in _outputs(args.work, args.n).items():
+        good = judged = numbered = glued = dup_papers = 0
+        for pid, labels in out.items():
+            seen: list[frozenset[str]] = []
+            nested = 0
+            for label in labels:
+                words = _key_words(label)
+                nested += any(words <= s or s <= words for s in seen)
+                seen.append(words)
+                v = verdict.get((pid, label), "")
+                if v in {"0", "1"}:
+                    judged += 1
+                    good += int(v == "1")
+                numbered += bool(re.search(r"\(\d+\)$", label))
+                glued += bool(re.search(r"[a-z]{2}[.!?][A-Z][a-z]|\b[a-z]{3,}[A-Z][a-z]{2}", label))
+            dup_papers += nested > 1
+        print(f"{name:10s} precision {100 * good / max(judged, 1):5.1f} % ({good}/{judged} "
+              f"judged) | number-suffixed {numbered} | glued {glued} | papers with >1 "
+              f"nested pair {dup_papers} of {len(out)}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("step", choices=("run", "sheet", "score"))
+    ap.add_argument("--n", type=int, default=15)
+    ap.add_argument("--skip", type=int, default=0,
+                    help="leave out the last SKIP held-out papers (a fresh sample after one "
+                         "that was looked at)")
+    ap.add_argument("--work", type=Path, default=WORK)
+    ap.add_argument("--code", type=Path, default=None)
+    ap.add_argument("--tag", default="")
+    ap.add_argument("--embedder", default="onnx")
+    ap.add_argument("extra", nargs="*", help="more `paperkg extract` flags (after --)")
+    args = ap.parse_args()
+    {"run": run, "sheet": sheet, "score": score}[args.step](args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,149 @@
+"""Putting a KG's triples into its store, embedded or a SPARQL server, whole or as a diff.
+
+Embedded: a new Oxigraph directory is bulk-loaded from a stream (build), or a checkpoint
+of the current one (hard links) gets the difference (update). SPARQL server: every build
+and every update writes a new named graph (loaded in retried, resumable chunks, or copied
+server-side and given the difference) and the KG directory's manifest names the current
+one, so readers, who go through the manifest, switch from the old graph to the new one at
+the directory swap, never seeing a half-written graph. The old graph is dropped after.
+The lines loaded to a server are kept gzipped beside the KG (`kgdir.REMOTE_TRIPLES`), so
+an update computes its difference without reading the whole graph back.
+"""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pyoxigraph as ox
+
+from paperkg.build.pipeline import Content, kg_triples
+from paperkg.errors import KGNotFound
+from paperkg.kgdir import REMOTE_TRIPLES, STORE
+from paperkg.progress import Reporter
+from paperkg.remote import RemoteStore, graph_for, ntriples_lines
+from paperkg.store import OxigraphStore, ntriples_stream
+
+__all__ = ["create_store", "drop_old_graph", "update_store"]
+
+
+def create_store(target: Path, content: Content, store_url: str, name: str, rep: Reporter
+                 ) -> tuple[int, dict[str, Any] | None]:
+    """(triple count, the manifest's "store" entry: None for the embedded store)."""
+    if not store_url:
+        rep.step("writing the Oxigraph store (the KG and its ontology)")
+        with OxigraphStore.create(target / STORE, kg_triples(content)) as store:
+            return store.triple_count(), None
+    progress = target.parent / f".{name}.remote-load.json"
+    with RemoteStore(store_url) as remote:
+        graph = _resumed_graph(progress) or graph_for(name)
+        rep.step(f"loading the KG into graph <{graph}> of {store_url}")
+        lines = _kg_lines(content)
+        _write_lines(target / REMOTE_TRIPLES, lines)
+        sent = remote.load(_read_lines(target / REMOTE_TRIPLES), graph, progress_file=progress)
+        remote.update(_ontology_insert(graph))  # in one request: its blank nodes stay linked
+        remote.graph = graph
+        count = remote.triple_count()
+    progress.unlink(missing_ok=True)
+    rep.step(f"{sent} KG triples loaded, {count} with the ontology")
+    return count, {"url": store_url, "graph": graph}
+
+
+def update_store(kg: Path, target: Path, content: Content, store: dict[str, Any] | None,
+                 rep: Reporter) -> tuple[int, int, int, dict[str, Any] | None]:
+    """(triples removed, added, total, the new "store" entry) after writing the difference
+    between the KG at `kg` and `content` into a new store (or graph) for `target`."""
+    if not store:
+        removed, added = _update_embedded(kg / STORE, target / STORE, content, rep)
+        total = len(ox.Store.read_only(str(target / STORE)))
+        return removed, added, total, None
+    old = set(_read_lines(kg / REMOTE_TRIPLES))
+    new = _kg_lines(content)
+    gone = sorted(old.difference(new))
+    came = sorted(set(new).difference(old))
+    with RemoteStore(store["url"]) as remote:
+        graph = graph_for(kg.name)
+        rep.step(f"copying graph <{store['graph']}> to <{graph}> and writing the "
+                 f"difference: {len(gone)} triples out, {len(came)} in")
+        remote.copy_graph(store["graph"], graph)
+        remote.apply(graph, gone, came)
+        remote.graph = graph
+        total = remote.triple_count()
+    _write_lines(target / REMOTE_TRIPLES, new)
+    return len(gone), len(came), total, {**store, "graph": graph}
+
+
+def drop_old_graph(old: dict[str, Any] | None, new: dict[str, Any] | None) -> None:
+    """After the swap: the graph no manifest names any more goes."""
+    if old and old.get("url") and (not new or new.get("graph") != old.get("graph")):
+        with RemoteStore(old["url"]) as remote:
+            remote.drop_graph(old["graph"])
+
+
+def _update_embedded(current: Path, target: Path, content: Content, rep: Reporter
+                     ) -> tuple[int, int]:
+    try:
+        source = ox.Store.read_only(str(current))
+    except OSError as err:
+        raise KGNotFound(f"{current}: cannot open the store ({err}); rebuild the KG") from None
+    rep.step("checkpointing the store (hard links) and computing the difference")
+    source.backup(str(target))
+    store = ox.Store(str(target))
+    new = {q for q in ox.parse(ntriples_stream(kg_triples(content)),
+                               format=ox.RdfFormat.N_TRIPLES) if _plain(q)}
+    removed = []
+    for q in store.quads_for_pattern(None, None, None, ox.DefaultGraph()):
+        if _plain(q) and q not in new:
+            removed.append(q)
+        new.discard(q)
+    rep.step(f"writing the difference: {len(removed)} triples out, {len(new)} in")
+    for q in removed:
+        store.remove(q)
+    store.extend(new)
+    store.flush()
+    return len(removed), len(new)
+
+
+def _plain(q: ox.Quad) -> bool:
+    """Blank nodes exist only in the ontology, which an update leaves as it is."""
+    return not (isinstance(q.subject, ox.BlankNode) or isinstance(q.object, ox.BlankNode))
+
+
+def _kg_lines(content: Content) -> list[str]:
+    from paperkg.build.rdf import iter_triples
+
+    return list(ntriples_lines(iter_triples(content.papers, content.scheme, content.info)))
+
+
+def _ontology_insert(graph: str) -> str:
+    from paperkg.build.rdf import load_ontology
+
+    body = "\n".join(f"{q.subject} {q.predicate} {q.object} ." for q in ox.parse(
+        ntriples_stream(load_ontology()), format=ox.RdfFormat.N_TRIPLES))
+    # a template, not INSERT DATA: Virtuoso refuses blank nodes in DATA blocks
+    return f"INSERT {{ GRAPH <{graph}> {{\n{body}\n}} }} WHERE {{}}"
+
+
+def _resumed_graph(progress: Path) -> str | None:
+    import json
+
+    try:
+        return str(json.loads(progress.read_text())["graph"]) if progress.is_file() else None
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def _write_lines(path: Path, lines: Iterable[str]) -> None:
+    with gzip.open(path, "wt", encoding="utf-8", compresslevel=3) as fh:
+        for line in lines:
+            fh.write(line + "\n")
+
+
+def _read_lines(path: Path) -> Iterator[str]:
+    if not path.is_file():
+        raise KGNotFound(f"{path}: missing; rebuild the KG with 'paperkg build … --store URL'")
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            yield line.rstrip("\n")

@@ -1,0 +1,386 @@
+"""A SPARQL 1.1 server as the KG's store: the `Store` protocol over HTTP, plus writing.
+
+Reading goes through the SPARQL 1.1 Protocol (POST, JSON results for SELECT/ASK,
+N-Triples for CONSTRUCT/DESCRIBE), with the KG's named graph as the request's default
+graph (`default-graph-uri`), so the read questions run unchanged. Writing goes through
+SPARQL 1.1 Update: loads in chunks of `INSERT DATA`, each retried, and resumable (a
+killed load skips the chunks a progress file says the server already has).
+
+A server may answer with less than the whole answer and still say 200. paperkg never
+passes such an answer on as complete: Virtuoso's partial answer at its time limit
+(`X-SQL-State: S1TAT`), an answer as long as the server's row cap (Virtuoso's
+`ResultSetMaxRows`, 10,000 by default: set `PAPERKG_STORE_MAX_ROWS` to the server's cap,
+0 for none) and a body cut short (Oxigraph server's timeout ends the stream) are errors.
+
+Credentials come from the environment only (PAPERKG_STORE_USER, PAPERKG_STORE_PASSWORD;
+PAPERKG_STORE_AUTH=basic for basic instead of digest authentication), never from flags.
+The update endpoint is the query URL's `…/query` → `…/update` (Oxigraph, Fuseki), or
+`…/sparql` → `…/sparql-auth` when credentials are set (Virtuoso), or
+PAPERKG_STORE_UPDATE_URL.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import re
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Final
+
+import httpx
+import pyoxigraph as ox
+
+from paperkg.errors import KGNotFound, QueryError, ResultTooLarge, UsageError
+from paperkg.results import QueryResult, Term
+from paperkg.screen import screen
+
+__all__ = ["GRAPH_BASE", "RemoteStore", "graph_for"]
+
+GRAPH_BASE: Final = "https://w3id.org/paperkg/graph/"
+_RESULTS_JSON = "application/sparql-results+json"
+_NTRIPLES = "application/n-triples"
+_XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
+# what Virtuoso answers when one update holds too many triples for its compiler
+_TOO_BIG: Final = ("memory exhausted", "SQL text has exceeded")
+_FINAL_LIMIT = re.compile(r"\bLIMIT\s+(\d+)\s*(?:OFFSET\s+\d+\s*)?$", re.IGNORECASE)
+
+
+def graph_for(name: str) -> str:
+    """A fresh graph IRI for a KG called `name`: each build writes a new graph, and the
+    KG directory's manifest says which one is current."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "kg"
+    return f"{GRAPH_BASE}{slug}/{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
+
+
+def _auth(env: Mapping[str, str]) -> httpx.Auth | None:
+    user, password = env.get("PAPERKG_STORE_USER"), env.get("PAPERKG_STORE_PASSWORD")
+    if not user:
+        return None
+    if env.get("PAPERKG_STORE_AUTH", "digest").lower() == "basic":
+        return httpx.BasicAuth(user, password or "")
+    return httpx.DigestAuth(user, password or "")
+
+
+def _update_url(url: str, env: Mapping[str, str], with_auth: bool) -> str:
+    if env.get("PAPERKG_STORE_UPDATE_URL"):
+        return env["PAPERKG_STORE_UPDATE_URL"]
+    if url.endswith("/query"):
+        return url[: -len("query")] + "update"
+    if url.endswith("/sparql") and with_auth:
+        return url + "-auth"
+    return url
+
+
+class RemoteStore:
+    """A KG held in graph `graph` of the SPARQL server at `url` (its query endpoint)."""
+
+    def __init__(self, url: str, graph: str | None = None, *, timeout: float = 300.0,
+                 env: Mapping[str, str] | None = None, retries: int = 3,
+                 params: Mapping[str, str] | None = None) -> None:
+        """`params` are extra protocol parameters sent with every query (e.g. Virtuoso's
+        `timeout`, in ms, which makes it answer "anytime": partially, flagged S1TAT)."""
+        if not re.match(r"https?://", url):
+            raise UsageError(f"--store {url!r}: give the http(s) URL of a SPARQL endpoint")
+        env = os.environ if env is None else env
+        self.url = url
+        self.graph = graph
+        auth = _auth(env)
+        self.update_url = _update_url(url, env, auth is not None)
+        self.max_rows = int(env.get("PAPERKG_STORE_MAX_ROWS", "10000") or 0)
+        self.retries = retries
+        self.params = dict(params or {})
+        self._client: httpx.Client | None = httpx.Client(timeout=timeout, auth=auth)
+
+    @property
+    def _http(self) -> httpx.Client:
+        if self._client is None:
+            raise RuntimeError(f"the store at {self.url} is closed")
+        return self._client
+
+    def _post(self, url: str, data: dict[str, str], accept: str) -> httpx.Response:
+        """POST with retries on connection errors and 5xx answers (not on 4xx)."""
+        for attempt in range(self.retries + 1):
+            try:
+                response = self._http.post(url, data=data, headers={"Accept": accept})
+            except httpx.TransportError as err:
+                if attempt == self.retries:
+                    raise KGNotFound(f"{url}: the SPARQL server does not answer ({err})"
+                                     ) from None
+            else:
+                if response.status_code < 500 or attempt == self.retries:
+                    return response
+            time.sleep(0.5 * 2 ** attempt)
+        raise AssertionError("unreachable")
+
+    # ------------------------------------------------------------ reading
+
+    def query(self, sparql: str, max_rows: int | None = None) -> QueryResult:
+        """Run a read query on the KG's graph; a partial answer is an error, never a result."""
+        screened = screen(sparql)
+        data = {**self.params, "query": sparql}
+        if self.graph and not screened.has_dataset:
+            data["default-graph-uri"] = self.graph
+        graph_form = _form(sparql) in ("CONSTRUCT", "DESCRIBE")
+        response = self._post(self.url, data, _NTRIPLES if graph_form else _RESULTS_JSON)
+        if response.status_code >= 400:
+            raise QueryError(f"the SPARQL server refused the query ({response.status_code}): "
+                             f"{response.text.strip()[:300]}")
+        if response.headers.get("x-sql-state", "").upper() == "S1TAT":
+            raise QueryError("the SPARQL server stopped this query at its time limit and sent "
+                             "a partial answer (X-SQL-State: S1TAT); it is not shown as a "
+                             "whole one: narrow the query or raise the server's limit")
+        kind = response.headers.get("content-type", "").split(";")[0].strip()
+        try:
+            if kind in (_NTRIPLES, "text/plain"):
+                result = _graph_result(response.content)
+            else:
+                result = _json_result(json.loads(response.content))
+        except (ValueError, SyntaxError, KeyError, TypeError) as err:
+            raise QueryError(f"the SPARQL server's answer is incomplete or malformed ({err}): "
+                             "it may have been cut at the server's time limit") from None
+        self._check_cap(sparql, result, response.headers.get("x-sparql-maxrows"))
+        if max_rows is not None and len(result) > max_rows:
+            return replace(result, rows=result.rows[:max_rows],
+                           triples=result.triples[:max_rows], truncated=True)
+        return result
+
+    def _check_cap(self, sparql: str, result: QueryResult, announced: str | None) -> None:
+        """An answer as long as the server's row cap (announced by Virtuoso in
+        X-SPARQL-MaxRows, else PAPERKG_STORE_MAX_ROWS) may have been cut: an error."""
+        cap = int(announced) if announced and announced.isdigit() else self.max_rows
+        n = len(result.rows) if result.kind == "select" else len(result.triples)
+        if not cap or n < cap:
+            return
+        limit = _FINAL_LIMIT.search(sparql.strip())
+        if limit and int(limit.group(1)) <= n:
+            return  # the query asked for at most this many itself
+        raise ResultTooLarge(
+            f"the SPARQL server returned exactly its row cap ({cap} rows), so the "
+            "answer may be cut short (Virtuoso's ResultSetMaxRows does that silently); add "
+            "LIMIT/OFFSET to page through it, or raise the cap (PAPERKG_STORE_MAX_ROWS)")
+
+    def triple_count(self) -> int:
+        res = self.query("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
+        if not res.rows or res.rows[0][0] is None:
+            raise QueryError(f"{self.url}: the server did not count the triples")
+        return int(res.rows[0][0].value)
+
+    def triples(self, page: int = 10_000, include_bnodes: bool = False) -> Iterator[str]:
+        """Every triple of the graph as an N-Triples line, paged past any row cap (blank
+        nodes, only in the ontology's lists, left out unless asked for)."""
+        offset = 0
+        page = min(page, self.max_rows - 1) if self.max_rows else page
+        while True:
+            try:
+                # the sort in a subquery: Virtuoso refuses ORDER BY + OFFSET past its row
+                # cap, but pages a sorted subquery (its "scrollable cursor")
+                res = self.query("SELECT ?s ?p ?o WHERE { { SELECT ?s ?p ?o WHERE { ?s ?p ?o } "
+                                 f"ORDER BY ?s ?p ?o }} }} LIMIT {page} OFFSET {offset}")
+            except ResultTooLarge:
+                if page <= 1:
+                    raise
+                page //= 2  # the server's cap is lower than ours: smaller pages
+                continue
+            for s, p, o in res.rows:
+                assert s is not None and p is not None and o is not None
+                if include_bnodes or "bnode" not in (s.kind, o.kind):
+                    yield f"{s.n3()} {p.n3()} {o.n3()} ."
+            if len(res.rows) < page:
+                return
+            offset += page
+
+    def export(self, path: str | os.PathLike[str], fmt: str) -> Path:
+        """Write the KG's graph as ttl / nt / jsonld (read back page by page)."""
+        from paperkg.store import RDF_EXPORTS
+        from paperkg.vocab import PREFIXES
+
+        if fmt not in RDF_EXPORTS:
+            raise UsageError(f"unknown export format {fmt!r}; choose one of {list(RDF_EXPORTS)}")
+        body = "\n".join(self.triples(include_bnodes=True)).encode()
+        target = Path(path)
+        tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+        try:
+            ox.serialize(ox.parse(io.BytesIO(body), format=ox.RdfFormat.N_TRIPLES), str(tmp),
+                         RDF_EXPORTS[fmt], prefixes=PREFIXES if fmt == "ttl" else None)
+            os.replace(tmp, target)
+        finally:
+            tmp.unlink(missing_ok=True)
+        return target
+
+    # ------------------------------------------------------------ writing
+
+    def update(self, sparql: str) -> None:
+        """One SPARQL Update request: one transaction on the server."""
+        response = self._post(self.update_url, {"update": sparql}, "*/*")
+        if response.status_code >= 400:
+            raise _refused(response)
+
+    def _send(self, verb: str, graph: str, block: list[str]) -> None:
+        """INSERT/DELETE DATA one block; a block too big for the server's compiler (Virtuoso
+        gives up past a few thousand triples) is sent again in halves."""
+        response = self._post(self.update_url, {"update": _data_block(verb, graph, block)},
+                              "*/*")
+        if response.status_code < 400:
+            return
+        if len(block) > 1 and (response.status_code == 413 or any(
+                sign in response.text for sign in _TOO_BIG)):
+            half = len(block) // 2
+            self._send(verb, graph, block[:half])
+            self._send(verb, graph, block[half:])
+            return
+        raise _refused(response)
+
+    def load(self, lines: Iterable[str], graph: str, chunk: int = 5_000,
+             progress_file: Path | None = None) -> int:
+        """INSERT DATA the N-Triples `lines` into `graph`, `chunk` triples per request.
+
+        With `progress_file`, each chunk done is recorded (by its hash), and a load of the
+        same lines into the same graph after an interruption skips what was sent.
+        """
+        done = _read_progress(progress_file, graph)
+        sent = 0
+        for i, block in enumerate(_chunks(lines, chunk)):
+            digest = hashlib.sha256("\n".join(block).encode()).hexdigest()[:16]
+            if i < len(done) and done[i] == digest:
+                sent += len(block)
+                continue
+            del done[i:]
+            self._send("INSERT", graph, block)
+            done.append(digest)
+            if progress_file is not None:
+                progress_file.write_text(json.dumps({"graph": graph, "chunks": done}))
+            sent += len(block)
+        return sent
+
+    def apply(self, graph: str, removed: list[str], added: list[str], chunk: int = 5_000
+              ) -> None:
+        """Take `removed` out of `graph` and put `added` in (N-Triples lines), in chunks."""
+        for block in _chunks(removed, chunk):
+            self._send("DELETE", graph, block)
+        for block in _chunks(added, chunk):
+            self._send("INSERT", graph, block)
+
+    def copy_graph(self, source: str, target: str) -> None:
+        self.update(f"COPY <{source}> TO <{target}>")
+
+    def drop_graph(self, graph: str) -> None:
+        self.update(f"DROP SILENT GRAPH <{graph}>")
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+        self._client = None
+
+    def __enter__(self) -> RemoteStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"RemoteStore({self.url!r}, graph={self.graph!r})"
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def ntriples_lines(triples: Iterable[Any]) -> Iterator[str]:
+    """N-Triples lines of rdflib triples, in Oxigraph's canonical form (so lines of two
+    builds compare equal), blank nodes left out (only the ontology has them)."""
+    from paperkg.store import ntriples_stream
+
+    for q in ox.parse(ntriples_stream(triples), format=ox.RdfFormat.N_TRIPLES):
+        if isinstance(q.subject, ox.BlankNode) or isinstance(q.object, ox.BlankNode):
+            continue
+        yield f"{q.subject} {q.predicate} {q.object} ."
+
+
+def _refused(response: httpx.Response) -> QueryError:
+    return QueryError(f"the SPARQL server refused the update ({response.status_code}): "
+                      f"{response.text.strip()[:300]}")
+
+
+def _chunks(lines: Iterable[str], size: int) -> Iterator[list[str]]:
+    block: list[str] = []
+    for line in lines:
+        block.append(line)
+        if len(block) >= size:
+            yield block
+            block = []
+    if block:
+        yield block
+
+
+def _data_block(verb: str, graph: str, lines: list[str]) -> str:
+    body = "\n".join(lines)
+    return f"{verb} DATA {{ GRAPH <{graph}> {{\n{body}\n}} }}"
+
+
+def _read_progress(path: Path | None, graph: str) -> list[str]:
+    if path is None or not path.is_file():
+        return []
+    try:
+        data = json.loads(path.read_text())
+        chunks = data["chunks"] if data.get("graph") == graph else []
+        return [str(c) for c in chunks]
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return []  # a damaged progress file: load everything again
+
+
+_OPAQUE = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|<[^<>"{}|^`\\\s]*>|#[^\n]*')
+_FORM = re.compile(r"\b(SELECT|ASK|CONSTRUCT|DESCRIBE)\b", re.IGNORECASE)
+
+
+def _form(sparql: str) -> str:
+    """SELECT, ASK, CONSTRUCT or DESCRIBE: what to ask the server to answer in (Virtuoso
+    answers a CONSTRUCT in JSON result rows when JSON is acceptable)."""
+    found = _FORM.search(_OPAQUE.sub(" ", sparql))
+    return found.group(1).upper() if found else "SELECT"
+
+
+def _json_term(cell: Mapping[str, Any]) -> Term:
+    kind, value = cell["type"], str(cell["value"])  # Virtuoso sends some numbers unquoted
+    if kind == "uri":
+        return Term(value, "iri")
+    if kind == "bnode":
+        return Term(value, "bnode")
+    if kind == "triple":
+        return Term(str(value), "triple")
+    lang = cell.get("xml:lang")
+    dt = cell.get("datatype")
+    if lang:
+        return Term(value, "literal", None, lang)
+    return Term(value, "literal", None if dt in (None, _XSD_STRING) else dt)
+
+
+def _json_result(doc: Mapping[str, Any]) -> QueryResult:
+    if "boolean" in doc:
+        return QueryResult("ask", boolean=bool(doc["boolean"]))
+    names = list(doc["head"]["vars"])
+    rows = [tuple(_json_term(b[n]) if n in b else None for n in names)
+            for b in doc["results"]["bindings"]]
+    return QueryResult("select", variables=names, rows=rows)
+
+
+def _ox_term(node: Any) -> Term:
+    if isinstance(node, ox.NamedNode):
+        return Term(node.value, "iri")
+    if isinstance(node, ox.BlankNode):
+        return Term(node.value, "bnode")
+    if isinstance(node, ox.Literal):
+        if node.language:
+            return Term(node.value, "literal", None, node.language)
+        dt = node.datatype.value
+        return Term(node.value, "literal", None if dt == _XSD_STRING else dt)
+    return Term(str(node), "triple")
+
+
+def _graph_result(body: bytes) -> QueryResult:
+    triples = [(_ox_term(q.subject), _ox_term(q.predicate), _ox_term(q.object))
+               for q in ox.parse(io.BytesIO(body), format=ox.RdfFormat.N_TRIPLES)]
+    return QueryResult("graph", triples=triples)

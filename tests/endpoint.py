@@ -1,0 +1,76 @@
+"""Shared by the endpoint tests (security, protocol, clients): `paperkg serve` in a
+subprocess with its process at hand (memory, logs), and KG copies a test may change."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+import httpx
+
+from .serving import free_port
+
+
+@dataclass
+class Server:
+    url: str
+    proc: subprocess.Popen[bytes]
+    log: IO[bytes]
+
+    def output(self) -> str:
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace")
+
+    def rss_mb(self) -> float:
+        """Resident memory of the HTTP process (not its query workers)."""
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        raise AssertionError("no VmRSS")
+
+
+@contextmanager
+def running(kg: Path, *flags: str) -> Iterator[Server]:
+    """`paperkg serve --kg KG FLAGS` on a free port, one HTTP process; stopped after."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    with tempfile.TemporaryFile() as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "paperkg.cli", "serve", "--kg", str(kg), "--port", str(port),
+             "--http-workers", "1", *flags], stdout=log, stderr=subprocess.STDOUT)
+        server = Server(url, proc, log)
+        try:
+            end = time.monotonic() + 120
+            while True:
+                if proc.poll() is not None:
+                    raise RuntimeError(f"server exited: {server.output()}")
+                try:
+                    if httpx.get(url + "/healthz", timeout=1).status_code == 200:
+                        break
+                except httpx.TransportError:
+                    pass
+                if time.monotonic() > end:
+                    raise RuntimeError("server did not start within 120 s")
+                time.sleep(0.1)
+            yield server
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def copy_kg(kg: Path, target: Path) -> Path:
+    """A copy of a built KG directory that a test may change."""
+    shutil.copytree(kg, target)
+    return target

@@ -1,0 +1,284 @@
+"""A SPARQL server as the KG's store: the same KG, the same answers, on the embedded store,
+a real Oxigraph server and a real Virtuoso, each started here. Builds, `add` and `remove`
+go through `--store`; partial answers (Virtuoso's row cap and time limit) are errors.
+
+Virtuoso runs when `virtuoso-t` is installed (Debian's virtuoso-opensource); CI sets
+PAPERKG_REQUIRE_VIRTUOSO=1, so there its absence fails instead of skipping.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pyoxigraph as ox
+import pytest
+
+from paperkg.build.pipeline import build_kg
+from paperkg.build.update import update_kg
+from paperkg.build.writer import read_papers_file
+from paperkg.errors import QueryError, ResultTooLarge
+from paperkg.kgdir import PAPERS
+from paperkg.progress import Reporter
+from paperkg.read.kg import open_kg
+from paperkg.remote import RemoteStore
+from paperkg.settings import Settings, default_cache_dir
+from tests.conftest import DATA_FILES
+
+VIRTUOSO_INI = Path("/etc/virtuoso-opensource-7/virtuoso.ini")
+VIRTUOSO_ROW_CAP = 1000
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait(url: str, seconds: float = 90.0) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(url, params={"query": "ASK {}"}, timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.3)
+    raise RuntimeError(f"{url} did not come up in {seconds} s")
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.fixture(scope="module")
+def oxigraph_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    binary = shutil.which("oxigraph")
+    if binary is None:
+        pytest.fail("the oxigraph server is missing: pip install oxigraph")
+    port = _free_port()
+    proc = subprocess.Popen([binary, "serve", "--location",
+                             str(tmp_path_factory.mktemp("oxigraph")),
+                             "--bind", f"127.0.0.1:{port}"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}/query"
+    try:
+        _wait(url)
+        yield url
+    finally:
+        _stop(proc)
+
+
+@pytest.fixture(scope="module")
+def virtuoso_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    binary = shutil.which("virtuoso-t")
+    if binary is None or not VIRTUOSO_INI.is_file():
+        if os.environ.get("PAPERKG_REQUIRE_VIRTUOSO") == "1":
+            pytest.fail("Virtuoso is required here (PAPERKG_REQUIRE_VIRTUOSO=1) but "
+                        "virtuoso-t is not installed")
+        pytest.skip("Virtuoso is not installed (apt-get install virtuoso-opensource)")
+    home = tmp_path_factory.mktemp("virtuoso")
+    http_port, sql_port = _free_port(), _free_port()
+    ini = VIRTUOSO_INI.read_text().replace("/var/lib/virtuoso-opensource-7/db", str(home))
+    ini = re.sub(r"(?m)^ServerPort(\s*)= 1111", rf"ServerPort\g<1>= 127.0.0.1:{sql_port}", ini)
+    ini = re.sub(r"(?m)^ServerPort(\s*)= 8890", rf"ServerPort\g<1>= 127.0.0.1:{http_port}", ini)
+    ini = re.sub(r"(?m)^ResultSetMaxRows\s*=.*$", f"ResultSetMaxRows = {VIRTUOSO_ROW_CAP}", ini)
+    (home / "virtuoso.ini").write_text(ini)
+    proc = subprocess.Popen([binary, "-f", "-c", str(home / "virtuoso.ini")], cwd=home,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{http_port}/sparql"
+    try:
+        _wait(url)
+        yield url
+    finally:
+        _stop(proc)
+
+
+@pytest.fixture()
+def virtuoso_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fresh Virtuoso database's administrator: credentials through the environment."""
+    monkeypatch.setenv("PAPERKG_STORE_USER", "dba")
+    monkeypatch.setenv("PAPERKG_STORE_PASSWORD", "dba")
+
+
+def _settings(tmp: Path, store: str = "") -> Settings:
+    models = default_cache_dir() / "models"
+    models.mkdir(parents=True, exist_ok=True)
+    cache = tmp / "cache"
+    cache.mkdir(parents=True, exist_ok=True)
+    if not (cache / "models").exists():
+        (cache / "models").symlink_to(models)
+    return Settings(embedder="static", cache_dir=cache, store=store)
+
+
+def _quiet() -> Reporter:
+    return Reporter(stream=open(os.devnull, "w"), quiet=True)  # noqa: SIM115
+
+
+def _lines(kg: Path) -> set[str]:
+    """The KG's triples as N-Triples lines (the ontology's blank-node lists left out)."""
+    store = open_kg(kg).store
+    if isinstance(store, RemoteStore):
+        return set(store.triples())  # paged: past the server's row cap
+    res = store.query("CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }")
+    return {f"{s.n3()} {p.n3()} {o.n3()} ." for s, p, o in res.triples
+            if "bnode" not in (s.kind, o.kind)}
+
+
+_NUMBERS = {"http://www.w3.org/2001/XMLSchema#double": float,
+            "http://www.w3.org/2001/XMLSchema#integer": int}
+
+
+def _canonical(lines: set[str]) -> set[tuple[str, str, object]]:
+    """Triples compared by value: servers spell numbers their own way ("0.0" / "0.0E0")."""
+    def value(term: object) -> object:
+        if isinstance(term, ox.Literal) and term.datatype.value in _NUMBERS:
+            return _NUMBERS[term.datatype.value](float(term.value))
+        return str(term)
+
+    body = "\n".join(lines).encode()
+    return {(str(q.subject), str(q.predicate), value(q.object))
+            for q in ox.parse(io.BytesIO(body), format=ox.RdfFormat.N_TRIPLES)}
+
+
+def _answers(kg: Path) -> dict[str, object]:
+    """The read questions, asked through the one Reader interface."""
+    reader = open_kg(kg).reader("sparql")
+    papers = sorted(p.id for p in read_papers_file(kg / PAPERS))
+    top = reader.top_concepts(10)
+    return {
+        "counts": reader.counts(),
+        "top": top,
+        "concepts_of": [reader.concepts_of(p) for p in papers[:5]],
+        "related": [reader.related(p, limit=5) for p in papers[:3]],
+        "concept": [reader.concept_papers(c.id) for c in top[:3]],
+        "search": reader.search("language", limit=10),
+    }
+
+
+BACKENDS = ["oxigraph", "virtuoso"]
+
+
+@pytest.fixture()
+def store_url(request: pytest.FixtureRequest) -> str:
+    if request.param == "virtuoso":
+        request.getfixturevalue("virtuoso_env")
+    return str(request.getfixturevalue(f"{request.param}_url"))
+
+
+@pytest.mark.parametrize("store_url", BACKENDS, indirect=True)
+def test_build_add_remove_on_a_server_equal_the_embedded_kg(store_url: str,
+                                                            tmp_path: Path) -> None:
+    kgs = {}
+    for name, url in (("embedded", ""), ("server", store_url)):
+        kg = tmp_path / name
+        settings = _settings(tmp_path, url)
+        build_kg(DATA_FILES[:1], kg, settings, reporter=_quiet())
+        if name == "server":
+            manifest = open_kg(kg).manifest
+            assert manifest["store"]["url"] == url and not (kg / "store").exists()
+            assert isinstance(open_kg(kg).store, RemoteStore)
+        kgs[name] = kg
+    assert _canonical(_lines(kgs["server"])) == _canonical(_lines(kgs["embedded"]))
+    assert _answers(kgs["server"]) == _answers(kgs["embedded"])
+
+    gone = sorted(p.id for p in read_papers_file(kgs["embedded"] / PAPERS))[:4]
+    for name, kg in kgs.items():
+        settings = _settings(tmp_path, "")
+        update_kg(kg, add=DATA_FILES[1:2], settings=settings, reporter=_quiet())
+        old_graph = open_kg(kg).manifest.get("store", {}).get("graph")
+        update_kg(kg, remove=gone, settings=settings, reporter=_quiet())
+        if name == "server":
+            new_graph = open_kg(kg).manifest["store"]["graph"]
+            assert new_graph != old_graph
+            with RemoteStore(store_url, old_graph) as old:
+                assert old.triple_count() == 0  # the replaced graph was dropped
+    assert _canonical(_lines(kgs["server"])) == _canonical(_lines(kgs["embedded"]))
+    assert _answers(kgs["server"]) == _answers(kgs["embedded"])
+    assert open_kg(kgs["server"]).manifest["counts"] == open_kg(kgs["embedded"]).manifest[
+        "counts"]
+
+
+@pytest.mark.parametrize("store_url", BACKENDS, indirect=True)
+def test_an_interrupted_load_resumes(store_url: str, tmp_path: Path) -> None:
+    graph = f"https://w3id.org/paperkg/graph/test-resume/{time.time_ns()}"
+    lines = [f"<https://example.org/s{i}> <https://example.org/p> \"{i}\" ." for i in range(50)]
+    progress = tmp_path / "progress.json"
+
+    def broken() -> Iterator[str]:
+        yield from lines[:25]
+        raise ConnectionError("the network went away")
+
+    with RemoteStore(store_url) as remote:
+        with pytest.raises(ConnectionError):
+            remote.load(broken(), graph, chunk=10, progress_file=progress)
+        assert progress.is_file()
+        sent: list[str] = []
+        real_send = remote._send
+        remote._send = lambda verb, g, block: (sent.extend(block),  # type: ignore[method-assign]
+                                               real_send(verb, g, block))[1]
+        assert remote.load(iter(lines), graph, chunk=10, progress_file=progress) == 50
+        assert sent == lines[20:]  # the two chunks the server had were not sent again
+        remote.graph = graph
+        assert remote.triple_count() == 50
+        remote.drop_graph(graph)
+
+
+@pytest.mark.usefixtures("virtuoso_env")
+def test_virtuoso_partial_answers_are_errors_never_results(virtuoso_url: str) -> None:
+    graph = f"https://w3id.org/paperkg/graph/test-cap/{time.time_ns()}"
+    n = VIRTUOSO_ROW_CAP * 6
+    with RemoteStore(virtuoso_url, graph) as remote:
+        remote.load((f"<https://example.org/s{i}> <https://example.org/p> \"{i}\" ."
+                     for i in range(n)), graph)
+        assert remote.triple_count() == n
+        with pytest.raises(ResultTooLarge, match=f"row cap \\({VIRTUOSO_ROW_CAP} rows\\)"):
+            remote.query("SELECT ?s WHERE { ?s ?p ?o }")
+        small = remote.query("SELECT ?s WHERE { ?s ?p ?o } LIMIT 10")
+        assert len(small.rows) == 10
+        assert len(list(remote.triples())) == n  # paged past the cap
+        remote.drop_graph(graph)
+    # an "anytime" query (Virtuoso's timeout parameter, as web clients send it): past its
+    # time Virtuoso answers 200 with what it has so far, flagged only by X-SQL-State
+    with RemoteStore(virtuoso_url, graph, params={"timeout": "200"}) as anytime:
+        anytime.load((f"<https://example.org/s{i}> <https://example.org/p> \"{i}\" ."
+                      for i in range(n)), graph)
+        with pytest.raises(QueryError, match="S1TAT"):
+            anytime.query("SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f "
+                          "FILTER(CONCAT(STR(?c), STR(?f)) < STR(?a)) }")
+        anytime.drop_graph(graph)
+
+
+def test_an_oxigraph_answer_cut_at_its_timeout_is_an_error(tmp_path: Path) -> None:
+    """Oxigraph server's --timeout-s ends a streamed answer mid-way, still with 200."""
+    binary = shutil.which("oxigraph")
+    assert binary is not None, "pip install oxigraph"
+    port = _free_port()
+    proc = subprocess.Popen([binary, "serve", "--location", str(tmp_path / "db"), "--bind",
+                             f"127.0.0.1:{port}", "--timeout-s", "1"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        url = f"http://127.0.0.1:{port}/query"
+        _wait(url)
+        graph = "https://w3id.org/paperkg/graph/test-timeout"
+        with RemoteStore(url, graph) as remote:
+            remote.load((f"<https://example.org/s{i}> <https://example.org/p> \"{i}\" ."
+                         for i in range(3000)), graph)
+            assert len(remote.query("SELECT ?s WHERE { ?s ?p ?o }").rows) == 3000
+            with pytest.raises(QueryError, match="incomplete or malformed"):
+                remote.query("SELECT ?a ?f WHERE { ?a ?b ?c . ?d ?e ?f }")  # 9M rows
+    finally:
+        _stop(proc)
