@@ -4,13 +4,14 @@ the per-paper cost split, the scheduler's overhead per batch, and a projection.
     python bench/bench_distributed.py [--papers 100] [--embedder minilm] [--out FILE.json]
 
 The same first N corpus papers and the same corpus statistics (keyword prior, corpus share,
-computed once on the client) go through: (1) `extract_concepts` in this process, (2) a
-local cluster of 1 worker process (with all the cores), (3) one of 2 worker processes
-(a core each). Every run starts from an empty embedding cache; model loading and cluster
-start are timed apart from the extraction. The overhead per batch is measured with empty
-tasks carrying a batch of MAX_BATCH papers, submitted all at once (throughput) and one by
-one (round trip). The projection for 1,000,000 abstracts: worker time divided by N, plus
-the scheduler's serial cost per batch, plus the client's serial corpus-wide cut (the
+computed once on the client) go through: (1) `extract_concepts` in this process (torch
+on all cores), (2) a local cluster of 1 worker process, (3) one of 2 worker processes
+(Dask gives each worker process one core: OMP_NUM_THREADS=1). Every run starts from an
+empty embedding cache; model loading and cluster start are timed apart from the
+extraction. The overhead per batch is measured with empty tasks carrying a batch of
+MAX_BATCH papers, submitted all at once (throughput) and one by one (round trip). The
+projection for 1,000,000 abstracts: one worker's time per paper divided by N, plus the
+scheduler's serial cost per batch, plus the client's serial corpus-wide cut (the
 candidate pass behind the keyword prior and corpus share), which does not shrink with N.
 """
 
@@ -119,7 +120,7 @@ def main() -> None:
         two = _cluster(papers, replace(base, cache_dir=tmp / "c3", workers=2), ext, stats)
         overhead = _overhead(papers)
     same = single.pop("result") == one.pop("result") == two.pop("result")
-    per_core_s = 2 / two["papers_per_s"]  # one worker process on one core
+    per_core_s = 1 / one["papers_per_s"]  # one worker process: one core (OMP_NUM_THREADS=1)
     split = single["ms_per_paper"]
     client_ms = client_s / len(papers) * 1000
     batches = MILLION / MAX_BATCH

@@ -251,8 +251,8 @@ def test_case_variants_merge_names_keep_case_and_no_label_is_numbered() -> None:
 def test_head_noun_and_typo_variants_merge_with_a_recorded_reason() -> None:
     scheme = _scheme({"a": ["GSM8K", "language model", "QA", "updates rule"],
                       "b": ["GSM8K dataset", "languange model", "QA dataset", "updater rule"],
-                      "c": ["language model", "LLaMA model", "iTransformer"],
-                      "d": ["LLaVA model", "GSM8K", "transformers"]},
+                      "c": ["language model", "LLaMA model", "iTransformer", "ResFormer"],
+                      "d": ["LLaVA model", "GSM8K", "transformers", "reformer"]},
                      {"a": "We study question answering (QA) on GSM8K with a language model."})
     m = scheme.mentions
     assert m["a"][0].concept_id == m["b"][0].concept_id
@@ -261,6 +261,7 @@ def test_head_noun_and_typo_variants_merge_with_a_recorded_reason() -> None:
     assert m["a"][2].concept_id != m["b"][2].concept_id  # a defined short form: a task
     assert m["a"][3].concept_id != m["b"][3].concept_id  # a changed ending is no typo
     assert m["c"][2].concept_id != m["d"][2].concept_id  # nor a letter before a name
+    assert m["c"][3].concept_id != m["d"][3].concept_id  # a name is never a typo
     reasons = {x.label: x for x in scheme.merges}
     assert reasons["GSM8K dataset"].rule == "variant"
     assert "head noun 'dataset'" in reasons["GSM8K dataset"].detail

@@ -53,7 +53,8 @@ def _page(replay: Replay, path: str, q: dict[str, str]) -> tuple[int, str, str]:
         body = {"meta": {"count": len(WORKS), "next_cursor": nxt}, "results": chunk}
         return 200, "application/json", json.dumps(body)
     if path.endswith("/notes"):
-        assert q["invitation"] == "ICLR.cc/2025/Conference/-/Submission"
+        assert q["invitation"] in ("ICLR.cc/2025/Conference/-/Submission",
+                                   "ICLR.cc/2025/Conference/-/Blind_Submission")
         offset, limit = int(q["offset"]), int(q["limit"])
         body = {"notes": NOTES[offset : offset + limit], "count": len(NOTES)}
         return 200, "application/json", json.dumps(body)
@@ -131,8 +132,12 @@ def test_openreview_offset_paging(replay: tuple[str, Replay], tmp_path: Path) ->
     done = fetch("openreview", "ICLR.cc/2025/Conference", out, QUIET, base_url=base,
                  interval=0, page_size=3)
     assert (done.records, done.pages) == (7, 3)
-    offsets = [parse_qs(urlsplit(p).query)["offset"][0] for _, p in state.requests]
-    assert offsets == ["0", "3", "6"]
+    asked = [parse_qs(urlsplit(p).query) for _, p in state.requests]
+    assert [a["offset"][0] for a in asked] == ["0", "3", "6"]
+    assert {a["invitation"][0] for a in asked} == {"ICLR.cc/2025/Conference/-/Submission"}
+    v1 = fetch("openreview", "ICLR.cc/2025/Conference/-/Blind_Submission",
+               tmp_path / "v1.jsonl", QUIET, base_url=base, interval=0)
+    assert v1.records == 7 and "Blind_Submission" in state.requests[-1][1]
     papers = read_papers([out]).papers
     assert [p.id for p in papers] == [n["id"] for n in NOTES]
     assert {p.venue for p in papers} == {"ICLR 2025"}

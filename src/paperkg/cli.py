@@ -62,7 +62,8 @@ def _parser() -> argparse.ArgumentParser:
     c = sub.add_parser("fetch", help="download OpenReview, arXiv or OpenAlex records as "
                                      "JSON Lines for build (needs internet; resumable)")
     c.add_argument("source", choices=("openreview", "arxiv", "openalex"))
-    c.add_argument("query", help="openreview: a venue id (ICLR.cc/2025/Conference); arxiv: "
+    c.add_argument("query", help="openreview: a venue id (ICLR.cc/2025/Conference) or an "
+                                 "invitation (…/-/Blind_Submission); arxiv: "
                                  "an API search_query (cat:cs.LG AND abs:graph); openalex: a "
                                  "works filter (concepts.id:C154945302,publication_year:2024)")
     c.add_argument("-o", "--output", type=Path, required=True, metavar="FILE.jsonl",

@@ -225,6 +225,9 @@ def cmd_extract(args: argparse.Namespace, settings: Settings) -> int:
     from paperkg.build.pipeline import keyword_prior
     from paperkg.errors import IngestError
 
+    if settings.on_cluster:
+        raise UsageError("--workers and --dask-scheduler apply to build and add; "
+                         "paperkg extract runs in this process")
     _check_inputs([args.input, *args.keywords_from])
     rep = Reporter()
     result = read_papers([args.input])

@@ -16,14 +16,15 @@ from typing import Final
 
 from paperkg.errors import QueryError, QueryRefused
 
-__all__ = ["MAX_NESTING", "Screened", "nesting_depth", "screen"]
+__all__ = ["MAX_NESTING", "OPAQUE", "Screened", "nesting_depth", "screen"]
 
 #: Deeper bracket nesting than any real query needs; the parser recurses per level, and
 #: thousands of levels crash it (a segfault is a lost worker, not an error message).
 MAX_NESTING: Final = 64
 
 _UNICODE_ESCAPE = re.compile(r"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
-_OPAQUE = re.compile(  # tokens whose content is not SPARQL keywords
+#: Tokens whose content is not SPARQL syntax: strings, IRIs, comments.
+OPAQUE = re.compile(
     r'"""(?:[^"\\]|\\.|"(?!""))*"""'
     r"|'''(?:[^'\\]|\\.|'(?!''))*'''"
     r'|"(?:[^"\\\n]|\\.)*"'
@@ -54,7 +55,7 @@ class Screened:
 def _bare(sparql: str) -> str:
     """The query with escapes decoded and strings, IRIs and comments blanked."""
     text = _UNICODE_ESCAPE.sub(lambda m: chr(int(m[1] or m[2], 16)), sparql)
-    return _OPAQUE.sub(" ", text)
+    return OPAQUE.sub(" ", text)
 
 
 def nesting_depth(sparql: str) -> int:

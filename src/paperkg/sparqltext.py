@@ -13,6 +13,7 @@ import difflib
 import re
 from dataclasses import dataclass
 
+from paperkg.screen import OPAQUE
 from paperkg.vocab import PREFIXES, SPARQL_PREFIXES
 
 __all__ = ["explain_query_error", "with_prefixes"]
@@ -21,17 +22,6 @@ _ERROR_AT = re.compile(r"error at (\d+):(\d+)")
 _PREFIX_DECL = re.compile(r"PREFIX\s+([A-Za-z][\w-]*)?:", re.IGNORECASE)
 _MAX_CHARS = 320
 
-# Tokens whose content is not SPARQL syntax: blanked out (same length, newlines kept)
-# before looking for prefixes and words, so "a:b" inside a string is not a prefix.
-_OPAQUE = re.compile(
-    r'"""(?:[^"\\]|\\.|"(?!""))*"""'
-    r"|'''(?:[^'\\]|\\.|'(?!''))*'''"
-    r'|"(?:[^"\\\n]|\\.)*"'
-    r"|'(?:[^'\\\n]|\\.)*'"
-    r'|<[^<>"{}|^`\\\s]*>'
-    r"|#[^\n]*",
-    re.DOTALL,
-)
 _PREFIXED = re.compile(r"(?<![\w?$.:@-])([A-Za-z][\w-]*(?:\.[\w-]+)*)?:")
 # A bare word: not a variable, a prefixed name's part, a language tag or a number.
 _WORD = re.compile(r"(?<![\w?$:@.^-])([A-Za-z][\w]*)(?![\w:-])")
@@ -97,7 +87,9 @@ def _hint(query: str, line: int, column: int) -> _Hint | None:
     """The first mistake found in the person's own text: a prefix nobody declared, or a
     bare word where the parser stopped or before (valid SPARQL has no bare words but its
     keywords); None to fall back on the parser's own report."""
-    masked = _OPAQUE.sub(lambda m: re.sub(r"[^\n]", " ", m[0]), query)
+    # strings, IRIs and comments blanked (same length, newlines kept) before looking for
+    # prefixes and words, so "a:b" inside a string is not a prefix
+    masked = OPAQUE.sub(lambda m: re.sub(r"[^\n]", " ", m[0]), query)
     known = set(PREFIXES) | {m.group(1) or "" for m in _PREFIX_DECL.finditer(masked)}
     found: list[tuple[int, str]] = []
     for m in _PREFIXED.finditer(masked):

@@ -161,7 +161,8 @@ def _merge_variants(
     """Give keys that name one term one key (`variants`): spacing, a coined name's case,
     a head noun after a name, a typo. The last two say why in their merge record."""
     used = Counter(row[0] for rows in linked.values() for row in rows)
-    targets = variant_targets(used, short_forms)
+    lower = {row[0] for rows in linked.values() for row in rows if row[1] == row[1].lower()}
+    targets = variant_targets(used, short_forms, used.keys() - lower)
     for pid, rows in linked.items():
         out = []
         for k, phrase, score, role, why in rows:

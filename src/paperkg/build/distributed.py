@@ -17,7 +17,6 @@ bar, and a local cluster lives in a `with` block, so Ctrl-C shuts it down.
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import uuid
 from collections.abc import Iterator, Sequence
@@ -77,13 +76,12 @@ def open_client(settings: Settings, rep: Reporter) -> Iterator[Client]:
     from distributed import Client, LocalCluster
 
     n = settings.workers
-    threads = max(1, (os.cpu_count() or 1) // n)  # torch threads per worker process
+    # Dask starts worker processes with OMP_NUM_THREADS=1: one core each, so N workers
+    # use N cores (on a loaded machine, 1-thread torch also avoids spinning threads)
     rep.step(f"starting a local Dask cluster of {n} worker process(es) on 127.0.0.1")
-    env = {"OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)}
     with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
                       scheduler_port=0, dashboard_address=None,
-                      silence_logs=logging.ERROR, env=env) as cluster, \
-            Client(cluster) as client:
+                      silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
         yield client
 
 

@@ -1,18 +1,23 @@
-"""SHACL validation of a KG as it streams by, in small pieces, never as one rdflib graph.
+"""SHACL validation of a KG as it streams by, in pieces, never as one rdflib graph.
 
-The shapes are flat: each one looks at one focus node, its own triples and the types of
-the nodes it links to (`sh:class`). So the KG can be checked piece by piece with the same
-verdict as a whole-graph run: each piece is a set of focus nodes with all their triples
-(a batch of papers with their mentions and first-named authors; a batch of concept-scheme
-nodes), plus the `rdf:type` triples of the nodes they link to, and pySHACL validates only
-those focus nodes (`focus_nodes`). Memory is bounded by the batch, not by the KG: the
-whole-graph run of the full corpus held 1.4M triples in rdflib.
+The shapes are flat: each one looks at a node of its target class, that node's own triples
+and the types of the nodes it links to (`sh:class`). So the KG is checked in pieces with
+the verdict of a whole-graph run:
+- the concept scheme (everything `rdf.iter_triples` yields before the first paper: the
+  scheme, the extractor, concepts, topics, merge decisions), once, with the shapes whose
+  target classes occur in it;
+- the papers in batches of 1,000 (each with its mentions and source records, and the
+  authors and venues it names first), with the other shapes, plus the `rdf:type` triples
+  of the concepts and extractor they link to and all triples of the authors and venues
+  named by an earlier batch (so those are checked again, never missing).
+The whole-graph run of the full corpus held 1.9M triples in rdflib at once.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
+from functools import cache
 
 import pyshacl
 from rdflib import Graph, URIRef
@@ -27,37 +32,52 @@ Triple = tuple[Node, Node, Node]
 _TYPE, _PAPER = RDF.type, PKG.Paper
 
 
+@cache
+def _shapes_by_target() -> dict[Node, list[Node]]:
+    """Shape nodes per target class."""
+    out: dict[Node, list[Node]] = defaultdict(list)
+    shapes = _shapes()
+    for shape, target in shapes.subject_objects(SH.targetClass):
+        out[target].append(shape)
+    return dict(out)
+
+
 def validate_stream(triples: Iterable[Triple], papers_per_batch: int = 1000,
-                    nodes_per_batch: int = 20_000, max_listed: int = 20) -> ValidationReport:
+                    max_listed: int = 20) -> ValidationReport:
     """Validate the KG triples of `rdf.iter_triples` (scheme first, then paper by paper)."""
-    types: dict[Node, list[Node]] = defaultdict(list)  # of nodes other pieces link to
-    scheme: dict[Node, list[Triple]] = defaultdict(list)
+    types: dict[Node, list[Node]] = defaultdict(list)  # of scheme nodes
+    shared: dict[Node, list[Triple]] = defaultdict(list)  # authors, venues
+    scheme: list[Triple] = []
     batch: list[Triple] = []
     lines: list[str] = []
     count = 0
     papers = 0
-    prefix = None
+    prefix: str | None = None
+    paper_shapes: list[Node] = []
     for t in triples:
         s, p, o = t
         if p == _TYPE and o == _PAPER:
-            if papers and papers % papers_per_batch == 0:
-                count += _check(batch, types, lines)
+            if prefix is None:
+                paper_shapes = _other_shapes(types)
+            elif papers % papers_per_batch == 0:
+                count += _check(batch, paper_shapes, lines, types, shared)
                 batch = []
             papers += 1
             prefix = f"{s}/"
-        if prefix is None:  # the concept scheme, before the first paper
-            scheme[s].append(t)
+        if prefix is None:
+            scheme.append(t)
             if p == _TYPE:
                 types[s].append(o)
             continue
         batch.append(t)
-        if p == _TYPE and not str(s).startswith(prefix) and o != _PAPER:
-            types[s].append(o)  # authors, venues: linked from later papers too
-    count += _check(batch, types, lines)
-    nodes = list(scheme)
-    for start in range(0, len(nodes), nodes_per_batch):
-        count += _check((t for n in nodes[start:start + nodes_per_batch] for t in scheme[n]),
-                        types, lines)
+        if not str(s).startswith(prefix) and s != _paper_of(prefix):
+            shared[s].append(t)
+    if prefix is None:
+        paper_shapes = _other_shapes(types)
+    count += _check(batch, paper_shapes, lines, types, shared)
+    scheme_shapes = [sh for c in {o for v in types.values() for o in v}
+                     for sh in _shapes_by_target().get(c, ())]
+    count += _check(scheme, scheme_shapes, lines, {}, {})
     lines.sort()
     shown = lines[:max_listed]
     if len(lines) > len(shown):
@@ -66,33 +86,42 @@ def validate_stream(triples: Iterable[Triple], papers_per_batch: int = 1000,
     return ValidationReport(not count, count, "\n".join([summary, *shown]))
 
 
-def _check(piece: Iterable[Triple], types: dict[Node, list[Node]], lines: list[str]) -> int:
-    """Validate the subjects of `piece`; returns the number of violations, described in
-    `lines`."""
+def _paper_of(prefix: str) -> URIRef:
+    return URIRef(prefix[:-1])
+
+
+def _other_shapes(scheme_types: dict[Node, list[Node]]) -> list[Node]:
+    """The shapes for the papers' side: those whose target class the scheme lacks."""
+    in_scheme = {o for v in scheme_types.values() for o in v}
+    return [sh for c, shapes in _shapes_by_target().items() if c not in in_scheme
+            for sh in shapes]
+
+
+def _check(piece: list[Triple], shapes: list[Node], lines: list[str],
+           types: dict[Node, list[Node]], shared: dict[Node, list[Triple]]) -> int:
+    """Validate `piece` (plus what it links to) against `shapes`; returns the number of
+    violations, described in `lines`."""
+    if not piece or not shapes:
+        return 0
     graph = Graph()
     for t in piece:
         graph.add(t)
-    focus = set(graph.subjects())
-    if not focus:
-        return 0
+    own = set(graph.subjects())
     for o in set(graph.objects()):
-        if isinstance(o, URIRef) and o not in focus:
+        if isinstance(o, URIRef) and o not in own:
             for kind in types.get(o, ()):
                 graph.add((o, _TYPE, kind))
+            for t in shared.get(o, ()):
+                graph.add(t)
     conforms, results, _ = pyshacl.validate(
         graph, shacl_graph=_shapes(), inference="none", inplace=True, advanced=False,
-        abort_on_first=False, focus_nodes=[str(n) for n in focus])
+        abort_on_first=False, use_shapes=[str(s) for s in shapes])
     if conforms:
         return 0
     assert isinstance(results, Graph)
     found = 0
-    for result in _violations(results):
-        found += 1
-        lines.append(_describe(results, result, _report_names()))
-    return found
-
-
-def _violations(results: Graph) -> Iterator[Node]:
     for result in results.subjects(RDF.type, SH.ValidationResult):
         if results.value(result, SH.resultSeverity) == SH.Violation:
-            yield result
+            found += 1
+            lines.append(_describe(results, result, _report_names()))
+    return found

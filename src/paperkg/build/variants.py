@@ -9,7 +9,7 @@ recorded with its reason; none ever merges across two acronyms that differ.
 - head noun: "GSM8K dataset" / "GSM8K", "CIFAR-100 datasets" / "CIFAR-100": a name
   (starting with an acronym, and not a short form some paper defines: "QA dataset" is not
   "QA") followed by dataset/benchmark/corpus/suite, when the bare name is a concept;
-- typo: "languange model" / "language model": one word, seven letters or more, unknown to
+- typo: "languange model" / "language model": one word, eight letters or more, unknown to
   the lexicon and used at most MAX_TYPO_USES times in the corpus, one edit away (inside
   the word, not at its ends) from a known word in an otherwise equal key that is used at
   least as often ("perceptron" is no typo of "perception": papers keep writing it).
@@ -41,11 +41,13 @@ def _name_fold(key: str) -> str:
 
 def variant_targets(
     used: Mapping[str, int], short_forms: Collection[str] = (),
+    capitalised: Collection[str] = (),
 ) -> dict[str, tuple[str, str]]:
     """key → (target key, reason) for every key that is a variant of another; `used`
     counts each key's uses; `short_forms` are keys some paper defines as an abbreviation
-    (a task or field such as "QA" or "EEG": "QA dataset" is not "QA"). Targets are final
-    (no chains)."""
+    (a task or field such as "QA" or "EEG": "QA dataset" is not "QA"); `capitalised` are
+    keys never written in lower case (names such as "ResFormer", "Sparling": never a
+    typo). Targets are final (no chains)."""
     out: dict[str, tuple[str, str]] = {}
     best: dict[str, str] = {}
     for key in sorted(used, key=lambda k: (-used[k], k)):
@@ -57,7 +59,7 @@ def variant_targets(
             out[key] = (target, f"the same term up to {why}")
     for key, (target, why) in _head_nouns(used, frozenset(short_forms)).items():
         out.setdefault(key, (out.get(target, (target, ""))[0], why))
-    for key, (target, why) in _typos(used).items():
+    for key, (target, why) in _typos(used, frozenset(capitalised)).items():
         out.setdefault(key, (out.get(target, (target, ""))[0], why))
     return out
 
@@ -87,7 +89,8 @@ def _interior_edit(a: str, b: str) -> bool:
     return head >= 2 and tail >= 2
 
 
-def _typos(used: Mapping[str, int]) -> dict[str, tuple[str, str]]:
+def _typos(used: Mapping[str, int], capitalised: frozenset[str],
+           ) -> dict[str, tuple[str, str]]:
     by_pattern: dict[tuple[str, ...], list[tuple[int, str]]] = defaultdict(list)
     for key in used:
         words = key.split()
@@ -99,9 +102,11 @@ def _typos(used: Mapping[str, int]) -> dict[str, tuple[str, str]]:
         word_uses.update(dict.fromkeys(set(key.split()), n))
     out: dict[str, tuple[str, str]] = {}
     for key in used:
+        if key in capitalised:
+            continue
         words = key.split()
         for i, w in enumerate(words):
-            if len(w) < 7 or not w.isalpha() or not w.islower() or is_common_word(w):
+            if len(w) < 8 or not w.isalpha() or not w.islower() or is_common_word(w):
                 continue
             if word_uses[w] > MAX_TYPO_USES:
                 continue  # a word several papers write is a term ("perceptron", "adaption")

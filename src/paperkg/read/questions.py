@@ -214,8 +214,9 @@ class Reader(ABC):
         The score mixes the concepts both papers mention (each counts its rarity weight
         times its score in both papers) with the similarity of their words and word pairs
         (TF-IDF cosine of title and abstract), `blend` being the weight of the words.
-        Only papers that share a concept are kept: one both mention, or one of either
-        paper whose every word and word pair the other's title or abstract holds.
+        Only papers that share a concept are kept: the concepts both mention, or else
+        those of either paper whose every word and word pair the other's title or
+        abstract holds.
         """
         if not 0.0 <= blend <= 1.0:
             raise UsageError(f"blend must be between 0 and 1, got {blend}")
@@ -230,18 +231,15 @@ class Reader(ABC):
         mine = dict(self._concept_labels([paper_id]).get(paper_id, ()))
         own_terms = lexicon.terms_of(paper_id) if lexicon is not None else frozenset()
         out: list[RelatedPaper] = []
-        for start in range(0, len(best), 2 * limit):  # most are kept: look at few
-            batch = best[start: start + 2 * limit]
+        for start in range(0, len(best), limit):  # most are kept: look at few
+            batch = best[start: start + limit]
             labels = self._concept_labels([pid for pid, _ in batch])
             for pid, score in batch:
                 theirs = dict(labels.get(pid, ()))
                 shared = {lab: w for lab, w in mine.items() if lab in theirs}
-                if lexicon is not None:
-                    held = lexicon.terms_of(pid)
-                    shared.update((lab, w) for lab, w in mine.items()
-                                  if (t := lexicon.phrase_terms(lab)) is not None and t <= held)
-                    shared.update((lab, w) for lab, w in theirs.items() if
-                                  (t := lexicon.phrase_terms(lab)) is not None and t <= own_terms)
+                if not shared and lexicon is not None:  # then what one's text holds
+                    shared = _text_shared(lexicon, mine, lexicon.terms_of(pid))
+                    shared.update(_text_shared(lexicon, theirs, own_terms))
                 if shared:
                     out.append(RelatedPaper(pid, self.paper(pid).label, score, tuple(
                         sorted(shared.items(), key=lambda x: (-x[1], x[0])))))
@@ -267,6 +265,13 @@ class Reader(ABC):
         if ka == kb:
             raise UsageError(f"pick two different nodes (both are {ka})")
         return connection(self._connection_graph(ka, kb), ka, kb)
+
+
+def _text_shared(lexicon: Lexicon, concepts: dict[str, float], held: frozenset[int],
+                 ) -> dict[str, float]:
+    """The concepts (label → weight) whose every word and word pair a text holds."""
+    return {lab: w for lab, w in concepts.items()
+            if (t := lexicon.phrase_terms(lab)) is not None and t <= held}
 
 
 def rank_related(ids: Sequence[str], scores: NDArray[np.float64], limit: int,

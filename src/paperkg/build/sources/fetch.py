@@ -122,8 +122,10 @@ Page = tuple[list[str], Any, int | None]  # (JSON lines, next cursor or None, to
 def _openreview_page(src: FetchSource, venue: str, cursor: Any, pager: Pager,
                      rep: Reporter) -> Page:
     offset = int(cursor or 0)
-    params = {"invitation": f"{venue}/-/Submission", "limit": src.page_size,
-              "offset": offset}
+    # a venue id means its submissions; a full invitation ("…/-/Blind_Submission", what
+    # double-blind venues on API v1 use) is taken as given
+    invitation = venue if "/-/" in venue else f"{venue}/-/Submission"
+    params = {"invitation": invitation, "limit": src.page_size, "offset": offset}
     body = pager.get(f"{src.base_url}/notes?{urlencode(params)}", rep).json()
     notes = body.get("notes") if isinstance(body, dict) else None
     if not isinstance(notes, list):
