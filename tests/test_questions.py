@@ -1,79 +1,50 @@
 """Every read question, asked of every back end, on the real demo KG.
 
 Each question is declared once (`paperkg.read.questions.Reader`); this suite runs each on
-each back end — SPARQL on the embedded store, SPARQL on a real Oxigraph server loaded
-with the same triples, and the in-memory indexes — checks what the answer must satisfy,
-and that every back end gives the same answer.
+each back end — SPARQL on the embedded store, SPARQL on a real Oxigraph server and on a
+real Virtuoso loaded with the same triples, and the in-memory indexes — checks what the
+answer must satisfy, and that every back end gives the same answer.
 """
 
 from __future__ import annotations
 
-import shutil
-import socket
-import subprocess
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
 from paperkg.errors import UnknownNode, UsageError
-from paperkg.read.kg import open_kg
+from paperkg.read.kg import KnowledgeGraph, open_kg
 from paperkg.read.questions import Reader
 from paperkg.read.sparql import SparqlReader
 from paperkg.vocab import concept_iri, paper_iri
 
 from .serving import dpc
+from .stores import oxigraph_url, virtuoso_url
 
-__all__ = ["dpc"]  # fixtures
+__all__ = ["dpc", "oxigraph_url", "virtuoso_url"]  # fixtures
 
-BACKENDS = ("sparql", "memory", "oxigraph-server")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+BACKENDS = ("sparql", "memory", "oxigraph-server", "virtuoso")
+VIRTUOSO_ADMIN = {"PAPERKG_STORE_USER": "dba", "PAPERKG_STORE_PASSWORD": "dba"}
 
 
-@pytest.fixture(scope="module")
-def oxigraph_server(demo_kg: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A real Oxigraph server on 127.0.0.1 holding the demo KG's triples."""
-    exe = shutil.which("oxigraph")
-    if exe is None:
-        pytest.fail("the oxigraph server is not installed: pip install oxigraph")
-    dump = tmp_path_factory.mktemp("dump") / "kg.nt"
-    open_kg(demo_kg).store.export(dump, "nt")
-    location = tmp_path_factory.mktemp("oxigraph")
-    subprocess.run([exe, "load", "--location", str(location), "--file", str(dump)],
-                   check=True, capture_output=True)
-    port = _free_port()
-    proc = subprocess.Popen([exe, "serve-read-only", "--location", str(location), "--bind",
-                             f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}/query"
-    try:
-        for _ in range(100):
-            try:
-                httpx.get(url, params={"query": "ASK {}"}, timeout=1)
-                break
-            except httpx.TransportError:
-                time.sleep(0.1)
-        yield url
-    finally:
-        proc.terminate()
-        proc.wait(10)
-
-
-@pytest.fixture(scope="module")
-def readers(demo_kg: Path, oxigraph_server: str) -> dict[str, Reader]:
+def _on_server(url: str, kg: KnowledgeGraph, name: str) -> SparqlReader:
+    """The SPARQL back end on a real server holding the demo KG's triples in a graph."""
     from paperkg.remote import RemoteStore
 
+    graph = f"https://w3id.org/paperkg/graph/test-questions/{name}"
+    store = RemoteStore(url, graph, env=VIRTUOSO_ADMIN)  # ignored by Oxigraph
+    res = kg.store.query("CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }")
+    store.load([f"{s.n3()} {p.n3()} {o.n3()} ." for s, p, o in res.triples
+                if "bnode" not in (s.kind, o.kind)], graph)  # the ontology's lists left out
+    return SparqlReader(store, lexicon=lambda: kg.lexicon)
+
+
+@pytest.fixture(scope="module")
+def readers(demo_kg: Path, oxigraph_url: str, virtuoso_url: str) -> dict[str, Reader]:
     kg = open_kg(demo_kg)
     return {"sparql": kg.reader("sparql"), "memory": kg.reader("memory"),
-            "oxigraph-server": SparqlReader(RemoteStore(oxigraph_server),
-                                            lexicon=lambda: kg.lexicon)}
+            "oxigraph-server": _on_server(oxigraph_url, kg, "oxigraph"),
+            "virtuoso": _on_server(virtuoso_url, kg, "virtuoso")}
 
 
 def _all(readers: dict[str, Reader], ask: object) -> dict[str, object]:

@@ -10,15 +10,12 @@ from __future__ import annotations
 
 import io
 import os
-import re
 import shutil
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pyoxigraph as ox
 import pytest
 
@@ -33,86 +30,17 @@ from paperkg.remote import RemoteStore
 from paperkg.settings import Settings, default_cache_dir
 from tests.conftest import DATA_FILES
 
-VIRTUOSO_INI = Path("/etc/virtuoso-opensource-7/virtuoso.ini")
-VIRTUOSO_ROW_CAP = 1000
+from .stores import (
+    VIRTUOSO_ROW_CAP,
+    free_port,
+    oxigraph_url,
+    stop,
+    virtuoso_env,
+    virtuoso_url,
+    wait_for,
+)
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _wait(url: str, seconds: float = 90.0) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(url, params={"query": "ASK {}"}, timeout=2).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.3)
-    raise RuntimeError(f"{url} did not come up in {seconds} s")
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-
-
-@pytest.fixture(scope="module")
-def oxigraph_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    binary = shutil.which("oxigraph")
-    if binary is None:
-        pytest.fail("the oxigraph server is missing: pip install oxigraph")
-    port = _free_port()
-    proc = subprocess.Popen([binary, "serve", "--location",
-                             str(tmp_path_factory.mktemp("oxigraph")),
-                             "--bind", f"127.0.0.1:{port}"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}/query"
-    try:
-        _wait(url)
-        yield url
-    finally:
-        _stop(proc)
-
-
-@pytest.fixture(scope="module")
-def virtuoso_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    binary = shutil.which("virtuoso-t")
-    if binary is None or not VIRTUOSO_INI.is_file():
-        if os.environ.get("PAPERKG_REQUIRE_VIRTUOSO") == "1":
-            pytest.fail("Virtuoso is required here (PAPERKG_REQUIRE_VIRTUOSO=1) but "
-                        "virtuoso-t is not installed")
-        pytest.skip("Virtuoso is not installed (apt-get install virtuoso-opensource)")
-    home = tmp_path_factory.mktemp("virtuoso")
-    http_port, sql_port = _free_port(), _free_port()
-    ini = VIRTUOSO_INI.read_text().replace("/var/lib/virtuoso-opensource-7/db", str(home))
-    ini = re.sub(r"(?m)^ServerPort(\s*)= 1111", rf"ServerPort\g<1>= 127.0.0.1:{sql_port}", ini)
-    ini = re.sub(r"(?m)^ServerPort(\s*)= 8890", rf"ServerPort\g<1>= 127.0.0.1:{http_port}", ini)
-    ini = re.sub(r"(?m)^ResultSetMaxRows\s*=.*$", f"ResultSetMaxRows = {VIRTUOSO_ROW_CAP}", ini)
-    (home / "virtuoso.ini").write_text(ini)
-    proc = subprocess.Popen([binary, "-f", "-c", str(home / "virtuoso.ini")], cwd=home,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{http_port}/sparql"
-    try:
-        _wait(url)
-        yield url
-    finally:
-        _stop(proc)
-
-
-@pytest.fixture()
-def virtuoso_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A fresh Virtuoso database's administrator: credentials through the environment."""
-    monkeypatch.setenv("PAPERKG_STORE_USER", "dba")
-    monkeypatch.setenv("PAPERKG_STORE_PASSWORD", "dba")
-
+__all__ = ["oxigraph_url", "virtuoso_env", "virtuoso_url"]  # fixtures
 
 def _settings(tmp: Path, store: str = "") -> Settings:
     models = default_cache_dir() / "models"
@@ -266,13 +194,13 @@ def test_an_oxigraph_answer_cut_at_its_timeout_is_an_error(tmp_path: Path) -> No
     """Oxigraph server's --timeout-s ends a streamed answer mid-way, still with 200."""
     binary = shutil.which("oxigraph")
     assert binary is not None, "pip install oxigraph"
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen([binary, "serve", "--location", str(tmp_path / "db"), "--bind",
                              f"127.0.0.1:{port}", "--timeout-s", "1"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         url = f"http://127.0.0.1:{port}/query"
-        _wait(url)
+        wait_for(url)
         graph = "https://w3id.org/paperkg/graph/test-timeout"
         with RemoteStore(url, graph) as remote:
             remote.load((f"<https://example.org/s{i}> <https://example.org/p> \"{i}\" ."
@@ -281,4 +209,4 @@ def test_an_oxigraph_answer_cut_at_its_timeout_is_an_error(tmp_path: Path) -> No
             with pytest.raises(QueryError, match="incomplete or malformed"):
                 remote.query("SELECT ?a ?f WHERE { ?a ?b ?c . ?d ?e ?f }")  # 9M rows
     finally:
-        _stop(proc)
+        stop(proc)

@@ -19,25 +19,18 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse
 
+from paperkg.lexicon import FUNCTION_WORDS, singular
+
 __all__ = ["Lexicon", "term_counts", "terms", "tokens", "write_term_counts"]
 
 _WORD = re.compile(r"[^\W_]+")
-_STOP = frozenset(
-    "a an and are as at be by for from in into is it of on or that the this to we with via "
-    "our its their which these those than then".split()
-)
 
 
 def tokens(text: str) -> list[str]:
-    """Search terms: NFKC, case-folded words, stop words dropped, plural 's' trimmed."""
+    """Search terms: NFKC, case-folded words; stop words (`lexicon.FUNCTION_WORDS`)
+    dropped, plurals made singular (`lexicon.singular`)."""
     words = _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
-    return [_stem(w) for w in words if w not in _STOP]
-
-
-def _stem(word: str) -> str:
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
+    return [singular(w) for w in words if w not in FUNCTION_WORDS]
 
 
 def terms(text: str) -> list[str]:

@@ -24,10 +24,10 @@ from paperkg.build.hierarchy import Topic, broader_of, topics
 from paperkg.build.ingest import Paper
 from paperkg.build.kinds import paper_roles, vote_kind
 from paperkg.build.labels import NameEvidence, preferred_label
-from paperkg.build.lexicon import is_acronym
 from paperkg.build.terms import Abbreviation, abbreviations, term_key
 from paperkg.build.text import clean_text, document_text
 from paperkg.build.variants import compact, variant_targets
+from paperkg.lexicon import is_acronym
 from paperkg.vocab import slugify
 
 __all__ = ["Concept", "ConceptScheme", "Mention", "Merge", "build_scheme", "concept_key",

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from paperkg.build.lexicon import is_acronym
+from paperkg.lexicon import is_acronym
 
 __all__ = ["Topic", "broader_of", "topics"]
 

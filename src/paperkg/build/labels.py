@@ -15,7 +15,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from paperkg.build.lexicon import is_acronym
+from paperkg.lexicon import is_acronym
 
 __all__ = ["NameEvidence", "preferred_label", "prose_case"]
 

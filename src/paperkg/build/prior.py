@@ -22,9 +22,9 @@ from functools import cache
 from pathlib import Path
 
 from paperkg.build.ingest import Paper
-from paperkg.build.lexicon import is_acronym
 from paperkg.build.terms import term_key
 from paperkg.build.text import MAX_WORDS, KnownTerms, candidates, clean_text
+from paperkg.lexicon import is_acronym
 
 __all__ = ["MIN_OWN_KEYWORD_PAPERS", "PACKAGED_PRIOR", "KeywordPrior", "cached_prior",
            "choose_prior", "code_fingerprint", "corpus_fingerprint", "learn_prior",

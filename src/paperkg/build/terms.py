@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from paperkg.build.lexicon import is_acronym, is_shouted, singular
+from paperkg.lexicon import is_acronym, is_shouted, singular
 
 __all__ = ["Abbreviation", "abbreviations", "singular", "term_key"]
 

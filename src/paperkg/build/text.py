@@ -15,7 +15,8 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
 from paperkg.build.ingest import Paper
-from paperkg.build.lexicon import (
+from paperkg.build.terms import Abbreviation, abbreviations, term_key
+from paperkg.lexicon import (
     FUNCTION_WORDS,
     GENERIC_HEADS,
     GENERIC_MODIFIERS,
@@ -25,10 +26,9 @@ from paperkg.build.lexicon import (
     singular,
     verb_forms,
 )
-from paperkg.build.lexicon import (
+from paperkg.lexicon import (
     pos as word_pos,
 )
-from paperkg.build.terms import Abbreviation, abbreviations, term_key
 
 __all__ = ["Candidate", "KnownTerms", "candidates", "clean_text", "code_links", "document_text",
            "tokens"]

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Collection, Mapping
 
-from paperkg.build.lexicon import edit_distance_one, is_acronym, is_common_word
+from paperkg.lexicon import edit_distance_one, is_acronym, is_common_word
 
 __all__ = ["HEAD_NOUNS", "compact", "variant_targets"]
 

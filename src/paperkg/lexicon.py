@@ -1,4 +1,4 @@
-"""English word facts the build side shares, each stated once.
+"""English word facts, each stated once (the build's candidates, the read side's search).
 
 - `FUNCTION_WORDS`: the one stop-word list (determiners, pronouns, prepositions,
   conjunctions, auxiliaries) — a concept never contains one, except linking words inside
