@@ -15,7 +15,7 @@ from fastapi import APIRouter, Depends, Path, Query
 from fastapi.responses import Response
 
 from paperkg.read.questions import DEFAULT_BLEND, ConceptInfo, PaperInfo
-from paperkg.vocab import CONCEPT_TYPES, author_iri, concept_iri, paper_iri
+from paperkg.vocab import CONCEPT_TYPES, author_iri, concept_iri, encode_id, paper_iri
 from paperkg_server.context import Context, get_context
 from paperkg_server.errors import ApiError
 
@@ -38,7 +38,7 @@ def ok(doc: object) -> Response:
 def paper_json(p: PaperInfo) -> dict[str, Any]:
     return {"id": p.id, "iri": str(paper_iri(p.id)), "label": p.label, "title": p.title,
             "decision": p.decision, "url": p.url, "authors": list(p.authors),
-            "page": f"/papers/{p.id}"}
+            "page": f"/papers/{encode_id(p.id)}"}
 
 
 def concept_json(c: ConceptInfo) -> dict[str, Any]:
@@ -52,7 +52,7 @@ def node_json(key: str, data: dict[str, Any], ctx: Context) -> dict[str, Any]:
     out: dict[str, Any] = {"id": key, "kind": kind, "label": data.get("label", ident),
                            "iri": str(_IRI[kind](ident)) if kind in _IRI else None}
     if kind in _PAGE:
-        out["page"] = _PAGE[kind] + ident
+        out["page"] = _PAGE[kind] + encode_id(ident)
     if kind == "concept" and ident in ctx.reader.data.concepts:
         c = ctx.reader.data.concepts[ident]
         out.update(types=list(c.types), paper_count=c.paper_count, weight=c.weight)
@@ -61,15 +61,7 @@ def node_json(key: str, data: dict[str, Any], ctx: Context) -> dict[str, Any]:
     return out
 
 
-@router.get("/papers/{paper_id}", summary="a paper with its ranked concepts")
-async def paper(paper_id: str, ctx: Ctx) -> Response:
-    p = ctx.reader.paper(paper_id)
-    concepts = [{**concept_json(ctx.reader.concept(c.concept_id)), "score": c.score,
-                 "rank": c.rank, "role": c.role} for c in ctx.reader.concepts_of(p.id)]
-    return ok({**paper_json(p), "abstract": p.abstract, "concepts": concepts})
-
-
-@router.get("/papers/{paper_id}/related",
+@router.get("/papers/{paper_id:path}/related",
             summary="papers sharing concepts, ranked by the weight of what they share")
 async def related(paper_id: str, ctx: Ctx,
                   limit: Annotated[int, Query(ge=1, le=200)] = 10,
@@ -82,6 +74,15 @@ async def related(paper_id: str, ctx: Ctx,
     return ok({"paper": paper_id, "related": [
         {**paper_json(ctx.reader.paper(r.paper_id)), "score": r.score,
          "shared": [{"concept": c, "weight": w} for c, w in r.shared]} for r in rows]})
+
+
+# after /papers/{id}/related: a :path id would otherwise swallow the suffix
+@router.get("/papers/{paper_id:path}", summary="a paper with its ranked concepts")
+async def paper(paper_id: str, ctx: Ctx) -> Response:
+    p = ctx.reader.paper(paper_id)
+    concepts = [{**concept_json(ctx.reader.concept(c.concept_id)), "score": c.score,
+                 "rank": c.rank, "role": c.role} for c in ctx.reader.concepts_of(p.id)]
+    return ok({**paper_json(p), "abstract": p.abstract, "concepts": concepts})
 
 
 @router.get("/concepts/{concept_id}", summary="a concept with its labels and counts")
@@ -106,7 +107,7 @@ NodeId = Annotated[str, Path(description="paper id, paper:ID, concept:slug, auth
 Depth = Annotated[int, Query(ge=1, le=3)]
 
 
-@router.get("/nodes/{node_id}/neighbours",
+@router.get("/nodes/{node_id:path}/neighbours",
             summary="nodes and edges within `depth` hops of a paper, concept or author")
 async def neighbours(
     ctx: Ctx,
@@ -146,4 +147,4 @@ async def search(
     total, hits = ctx.reader.search(q, limit, offset, [kind] if kind else None)
     return ok({"query": q, "total": total, "offset": offset, "limit": limit, "hits": [
         {"kind": h.kind, "id": h.id, "label": h.label, "score": h.score,
-         "snippet": h.snippet, "page": _PAGE[h.kind] + h.id} for h in hits]})
+         "snippet": h.snippet, "page": _PAGE[h.kind] + encode_id(h.id)} for h in hits]})

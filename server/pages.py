@@ -12,6 +12,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from paperkg.vocab import encode_id
 from paperkg_server.context import Context, get_context
 
 __all__ = ["EXAMPLES", "render", "router"]
@@ -20,6 +21,16 @@ router = APIRouter(tags=["pages"], include_in_schema=False)
 Ctx = Annotated[Context, Depends(get_context)]
 _ENV = Environment(loader=FileSystemLoader(Path(__file__).parent / "templates"),
                    autoescape=select_autoescape(default=True, default_for_string=True))
+
+
+def _url_part(value: object) -> str:
+    """Jinja's urlencode, stricter: an id in a link is one %-encoded path segment (`/`
+    and a dots-only id included, vocab.encode_id); query text is encoded the same way."""
+    text = str(value)
+    return encode_id(text) if text else ""
+
+
+_ENV.filters["urlencode"] = _url_part
 _ENV.filters["sparql_link"] = lambda q: "/sparql?" + urlencode({"query": q, "format": "html"})
 # Only http(s) links are clickable: a record's `url` could be "javascript:…" (stored XSS).
 _ENV.tests["web_link"] = lambda url: isinstance(url, str) and url.lower().startswith(
@@ -69,7 +80,7 @@ def search_page(request: Request, ctx: Ctx, q: str = "",
     return render(request, "search.html", q=q, total=total, hits=hits, page=page, pages=pages)
 
 
-@router.get("/papers/{paper_id}", response_class=HTMLResponse)
+@router.get("/papers/{paper_id:path}", response_class=HTMLResponse)
 async def paper_page(request: Request, paper_id: str, ctx: Ctx) -> HTMLResponse:
     p = ctx.reader.paper(paper_id)
     concepts = [(ctx.reader.concept(link.concept_id), link.score, link.rank)

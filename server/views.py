@@ -39,7 +39,7 @@ def _page(ctx: Context, view: views.View, center: str | None = None) -> HTMLResp
     return HTMLResponse(html, headers=_HEADERS)
 
 
-@router.get("/view/node/{node_id}", response_class=HTMLResponse,
+@router.get("/view/node/{node_id:path}", response_class=HTMLResponse,
             summary="the neighbourhood of a paper, concept or author, drawn")
 async def node_view(
     ctx: Ctx,
@@ -52,8 +52,9 @@ async def node_view(
     return _page(ctx, view, found.center)
 
 
-@router.get("/view/expand/{node_id}", summary="a node's nearest neighbours as vis-network "
-                                              "data (what shift-click adds to a view)")
+@router.get("/view/expand/{node_id:path}", summary="a node's nearest neighbours as "
+                                                   "vis-network data (what shift-click adds "
+                                                   "to a view)")
 async def expand(ctx: Ctx, node_id: str,
                  limit: Annotated[int, Query(ge=1, le=200)] = 25) -> Response:
     found = ctx.reader.neighbours(node_id, 1, limit)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from paperkg import __version__
 from paperkg.errors import UserError
+from paperkg.kgdir import EXPORTS
 from paperkg.settings import (
     BUILD_SETTINGS,
     READ_SETTINGS,
@@ -29,7 +30,15 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"paperkg {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _build_commands(sub)
+    _read_commands(sub)
+    _view_commands(sub)
+    _plugin_commands(sub)
+    return p
 
+
+def _build_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Commands that make or change a KG (the build side)."""
     c = sub.add_parser("build", help="build a KG from seed .txt, .jsonl[.gz] and source "
                                      "files (OpenReview, arXiv, OpenAlex, S2, BibTeX, RIS, CSV)")
     c.add_argument("inputs", nargs="+", type=Path, metavar="INPUT")
@@ -76,6 +85,20 @@ def _parser() -> argparse.ArgumentParser:
                    help="seconds between requests (default: each source's documented limit)")
     add_arguments(c, ("debug",))
 
+    c = sub.add_parser("extract", help="canonical, typed concepts per record, as JSON Lines")
+    c.add_argument("input", type=Path, help=".jsonl[.gz] with id, abstract and optional title")
+    c.add_argument("--out", type=Path, required=True, help="FILE.jsonl to write")
+    c.add_argument("--skip-invalid", action="store_true", help="skip bad records, say which")
+    c.add_argument("--keywords-from", type=Path, action="append", default=[], metavar="FILE",
+                   help="learn which phrases authors choose as keywords from the author "
+                        "keywords in this .jsonl[.gz] (repeatable; default: the input's own "
+                        "when at least 200 of its papers have keywords, each paper's left out "
+                        "of its own scoring, else the packaged ICLR 2025 statistics)")
+    add_arguments(c, BUILD_SETTINGS)
+
+
+def _read_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Commands that ask a KG questions (the read side)."""
     c = sub.add_parser("query", help="run a SPARQL query (standard prefixes are added)")
     c.add_argument("sparql", help="the query text, or - to read it from stdin, or @FILE")
     c.add_argument("--format", choices=("table", "json", "csv", "tsv"), default="table")
@@ -103,6 +126,14 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--format", choices=("table", "json"), default="table")
     add_arguments(c, READ_SETTINGS)
 
+    c = sub.add_parser("export", help="write the KG as Turtle, N-Triples, JSON-LD or GraphML")
+    c.add_argument("--format", choices=EXPORTS, required=True)
+    c.add_argument("-o", "--output", type=Path, help="file to write (default KG_DIR/export/)")
+    add_arguments(c, READ_SETTINGS)
+
+
+def _view_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Commands that draw part of a KG."""
     c = sub.add_parser("view", help="draw a neighbourhood, two papers' links or a SPARQL "
                                     "answer as an interactive HTML file that works offline")
     c.add_argument("node", nargs="?",
@@ -119,25 +150,6 @@ def _parser() -> argparse.ArgumentParser:
                    help="clicking a node opens its page on this paperkg service, e.g. "
                         "http://127.0.0.1:8000 (default: nodes are not links)")
     add_arguments(c, READ_SETTINGS)
-
-    c = sub.add_parser("export", help="write the KG as Turtle, N-Triples, JSON-LD or GraphML")
-    c.add_argument("--format", choices=("ttl", "nt", "jsonld", "graphml"), required=True)
-    c.add_argument("-o", "--output", type=Path, help="file to write (default KG_DIR/export/)")
-    add_arguments(c, READ_SETTINGS)
-
-
-    c = sub.add_parser("extract", help="canonical, typed concepts per record, as JSON Lines")
-    c.add_argument("input", type=Path, help=".jsonl[.gz] with id, abstract and optional title")
-    c.add_argument("--out", type=Path, required=True, help="FILE.jsonl to write")
-    c.add_argument("--skip-invalid", action="store_true", help="skip bad records, say which")
-    c.add_argument("--keywords-from", type=Path, action="append", default=[], metavar="FILE",
-                   help="learn which phrases authors choose as keywords from the author "
-                        "keywords in this .jsonl[.gz] (repeatable; default: the input's own "
-                        "when at least 200 of its papers have keywords, each paper's left out "
-                        "of its own scoring, else the packaged ICLR 2025 statistics)")
-    add_arguments(c, BUILD_SETTINGS)
-    _plugin_commands(sub)
-    return p
 
 
 def _plugin_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

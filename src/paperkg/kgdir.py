@@ -22,14 +22,16 @@ import gzip
 import json
 import zlib
 from pathlib import Path
-from typing import Any, Final
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any, Final
 
 from paperkg.errors import KGNotFound
 
+if TYPE_CHECKING:
+    import networkx as nx
+
 __all__ = [
     "DOC_VECTORS",
+    "EXPORTS",
     "GRAPH",
     "MANIFEST",
     "MERGES",
@@ -43,6 +45,9 @@ __all__ = [
     "save_graph",
 ]
 
+#: What `paperkg export` writes into KG_DIR/export/: RDF (by file extension, Oxigraph's
+#: serialisers) and GraphML for Gephi.
+EXPORTS: Final = ("ttl", "nt", "jsonld", "graphml")
 MANIFEST: Final = "manifest.json"
 STORE: Final = "store"
 GRAPH: Final = "graph.json.gz"
@@ -76,6 +81,8 @@ def read_manifest(path: Path) -> dict[str, Any]:
 
 def save_graph(g: nx.Graph, path: Path) -> None:
     """Node-link JSON, gzipped: loads in about a second for the full corpus."""
+    import networkx as nx
+
     data = nx.node_link_data(g, edges="links")
     with gzip.open(path, "wt", encoding="utf-8") as fh:
         json.dump(data, fh, separators=(",", ":"))
@@ -83,6 +90,8 @@ def save_graph(g: nx.Graph, path: Path) -> None:
 
 def load_graph(path: Path) -> nx.Graph:
     """The graph saved by `save_graph`; a missing or damaged file is a one-line error."""
+    import networkx as nx
+
     kg_dir = path.parent
     if not path.is_file():
         raise KGNotFound(f"{path}: missing from the KG; {_rebuild_hint(kg_dir)}")

@@ -27,6 +27,7 @@ import json
 import os
 import re
 import time
+import uuid
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -38,6 +39,7 @@ import pyoxigraph as ox
 from paperkg.errors import KGNotFound, QueryError, ResultTooLarge, UsageError
 from paperkg.results import QueryResult, Term
 from paperkg.screen import screen
+from paperkg.store import term_of
 
 __all__ = ["GRAPH_BASE", "RemoteStore", "graph_for"]
 
@@ -54,7 +56,8 @@ def graph_for(name: str) -> str:
     """A fresh graph IRI for a KG called `name`: each build writes a new graph, and the
     KG directory's manifest says which one is current."""
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "kg"
-    return f"{GRAPH_BASE}{slug}/{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
+    # the time for people, a random part so two builds in one second never share a graph
+    return f"{GRAPH_BASE}{slug}/{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:12]}"
 
 
 def _auth(env: Mapping[str, str]) -> httpx.Auth | None:
@@ -367,20 +370,7 @@ def _json_result(doc: Mapping[str, Any]) -> QueryResult:
     return QueryResult("select", variables=names, rows=rows)
 
 
-def _ox_term(node: Any) -> Term:
-    if isinstance(node, ox.NamedNode):
-        return Term(node.value, "iri")
-    if isinstance(node, ox.BlankNode):
-        return Term(node.value, "bnode")
-    if isinstance(node, ox.Literal):
-        if node.language:
-            return Term(node.value, "literal", None, node.language)
-        dt = node.datatype.value
-        return Term(node.value, "literal", None if dt == _XSD_STRING else dt)
-    return Term(str(node), "triple")
-
-
 def _graph_result(body: bytes) -> QueryResult:
-    triples = [(_ox_term(q.subject), _ox_term(q.predicate), _ox_term(q.object))
+    triples = [(term_of(q.subject), term_of(q.predicate), term_of(q.object))
                for q in ox.parse(io.BytesIO(body), format=ox.RdfFormat.N_TRIPLES)]
     return QueryResult("graph", triples=triples)

@@ -20,7 +20,7 @@ from xml.sax.saxutils import escape, quoteattr
 from paperkg.errors import UsageError
 from paperkg.vocab import PREFIXES
 
-__all__ = ["FORMATS", "QueryKind", "QueryResult", "Term", "TermKind"]
+__all__ = ["FORMATS", "QueryKind", "QueryResult", "Term", "TermKind", "literal_n3"]
 
 TermKind = Literal["iri", "literal", "bnode", "triple"]
 QueryKind = Literal["select", "ask", "graph"]
@@ -37,6 +37,17 @@ _RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 _PN_LOCAL = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 _XML_NS = "http://www.w3.org/2005/sparql-results#"
 _ESCAPES = str.maketrans({"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"})
+_RDF_LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
+
+
+def literal_n3(value: str, lang: str | None = None, datatype: str | None = None) -> str:
+    """A literal in N-Triples / SPARQL syntax: the one escaper ("text"@en, "1"^^<…>)."""
+    quoted = '"' + value.translate(_ESCAPES) + '"'
+    if lang:
+        return f"{quoted}@{lang}"
+    if datatype and datatype not in (_XSD_STRING, _RDF_LANG_STRING):
+        return f"{quoted}^^<{datatype}>"
+    return quoted
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,12 +88,7 @@ class Term:
             return f"_:{self.value}"
         if self.kind == "triple":
             return f"<< {self.value} >>"
-        quoted = '"' + self.value.translate(_ESCAPES) + '"'
-        if self.lang:
-            return f"{quoted}@{self.lang}"
-        if self.datatype and self.datatype != _XSD_STRING:
-            return f"{quoted}^^<{self.datatype}>"
-        return quoted
+        return literal_n3(self.value, self.lang, self.datatype)
 
     def short(self) -> str:
         """For people: IRIs compacted with the KG prefixes, literals as their text."""

@@ -24,6 +24,9 @@ __all__ = ["BUILD_SETTINGS", "READ_SETTINGS", "SERVE_SETTINGS", "Settings", "add
 #: nothing the extractor sees, without losing on shared author keywords
 #: (bench/bench_related_authors.py, bench/bench_related.py).
 RELATED_BLEND = 0.9
+#: Concepts kept per paper, and MMR's diversity: the extractor's defaults (bench/fit_ranker.py).
+TOP_N = 10
+DIVERSITY = 0.1
 
 
 def default_cache_dir() -> Path:
@@ -60,9 +63,9 @@ class Settings:
     no_packaged_prior: bool = _opt(
         False, "do not rank with the packaged ICLR 2025 keyword statistics when the input "
         "has too few papers with author keywords (under 200) to learn its own", "build")
-    top_n: int = _opt(10, "concepts kept per paper", "build")
+    top_n: int = _opt(TOP_N, "concepts kept per paper", "build")
     diversity: float = _opt(
-        0.1, "MMR diversity, 0 (none) to 1 (most); 0.1 keeps near-duplicates apart at "
+        DIVERSITY, "MMR diversity, 0 (none) to 1 (most); 0.1 keeps near-duplicates apart at "
         "little cost to keyword F1 (bench/fit_ranker.py)", "build")
     no_cache: bool = _opt(False, "do not read or write the embedding cache", "build")
     store: str = _opt(

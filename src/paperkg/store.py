@@ -21,7 +21,8 @@ import pyoxigraph as ox
 from rdflib.term import BNode, Literal, Node, URIRef
 
 from paperkg.errors import KGNotFound, QueryError, ResultTooLarge, UsageError
-from paperkg.results import QueryKind, QueryResult, Term
+from paperkg.kgdir import EXPORTS
+from paperkg.results import QueryKind, QueryResult, Term, literal_n3
 from paperkg.screen import screen
 from paperkg.vocab import PREFIXES
 
@@ -38,6 +39,7 @@ __all__ = [
     "Written",
     "graph_bytes",
     "ntriples_stream",
+    "term_of",
 ]
 
 #: RDF serialisations a store exports, by file extension (Oxigraph's own serialisers).
@@ -57,11 +59,8 @@ GRAPH_FORMATS: Final = {
     "nq": ox.RdfFormat.N_QUADS,
     "trig": ox.RdfFormat.TRIG,
 }
-RDF_EXPORTS: Final = {
-    "ttl": ox.RdfFormat.TURTLE,
-    "nt": ox.RdfFormat.N_TRIPLES,
-    "jsonld": ox.RdfFormat.JSON_LD,
-}
+RDF_EXPORTS: Final = {ext: ox.RdfFormat.from_extension(ext) for ext in EXPORTS
+                      if ext != "graphml"}
 _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 _RDF_LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
 
@@ -97,7 +96,8 @@ def _term(node: object) -> Term | None:
     return Term(str(node), "triple")
 
 
-def _required(node: object) -> Term:
+def term_of(node: object) -> Term:
+    """A pyoxigraph term as a plain `Term` (what every store returns)."""
     term = _term(node)
     assert term is not None
     return term
@@ -105,20 +105,14 @@ def _required(node: object) -> Term:
 
 # ---------------------------------------------------------------- N-Triples streaming
 
-_NT_ESCAPES = str.maketrans({"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r"})
 
 
 def _nt(node: Node) -> str:
     if isinstance(node, URIRef):
         return f"<{node}>"
     if isinstance(node, Literal):
-        text = '"' + str(node).translate(_NT_ESCAPES) + '"'
-        if node.language:
-            return f"{text}@{node.language}"
-        dt = node.datatype
-        if dt is not None and str(dt) not in (_XSD_STRING, _RDF_LANG_STRING):
-            return f"{text}^^<{dt}>"
-        return text
+        return literal_n3(str(node), node.language,
+                          None if node.datatype is None else str(node.datatype))
     if isinstance(node, BNode):
         return f"_:{node}"
     raise TypeError(f"cannot write {type(node).__name__} {node!r} as N-Triples")
@@ -212,7 +206,7 @@ class Answer:
             rows = [tuple(_term(solution[i]) for i in width) for solution in islice(inner, cap)]
             cut = max_rows is not None and len(rows) > max_rows
             return QueryResult("select", variables=names, rows=rows[:max_rows], truncated=cut)
-        triples = [(_required(t.subject), _required(t.predicate), _required(t.object))
+        triples = [(term_of(t.subject), term_of(t.predicate), term_of(t.object))
                    for t in islice(inner, cap)]
         cut = max_rows is not None and len(triples) > max_rows
         return QueryResult("graph", triples=triples[:max_rows], truncated=cut)

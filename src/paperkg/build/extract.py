@@ -39,6 +39,7 @@ from paperkg.build.text import (
     document_text,
     tokens,
 )
+from paperkg.settings import DIVERSITY, TOP_N
 
 __all__ = [
     "FEATURES",
@@ -90,8 +91,8 @@ class ExtractorInfo:
 class ExtractSettings:
     """Knobs of the extractor; all of them are recorded in the graph's provenance."""
 
-    top_n: int = 10
-    diversity: float = 0.1
+    top_n: int = TOP_N
+    diversity: float = DIVERSITY
     nr_candidates: int = 40
     max_words: int = MAX_WORDS
     extractor: str = "paperkg"  # or "keybert": KeyBERT's own cosine + MMR on our candidates

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from paperkg.build.embed import Progress, _load_once, _normalise, model_path
+from paperkg.build.models import Progress, load_once, model_path, normalise, quiet_load_report
 
 __all__ = ["OnnxMiniLMEmbedder", "export_onnx"]
 
@@ -38,7 +38,6 @@ def _export_fp32(src: str, out: Path) -> None:
     import torch
     from transformers import AutoModel
 
-    from paperkg.build.embed import quiet_load_report
 
     quiet_load_report()
     model = AutoModel.from_pretrained(src, attn_implementation="eager").eval()
@@ -119,7 +118,6 @@ class OnnxMiniLMEmbedder:
 
     def _model(self) -> tuple[Any, Any]:
         def load() -> tuple[Any, Any]:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
             import onnxruntime as ort
             from tokenizers import Tokenizer
 
@@ -138,7 +136,7 @@ class OnnxMiniLMEmbedder:
             tokenizer.no_padding()
             return session, tokenizer
 
-        return _load_once(f"onnx:{self.target}:{self.threads}", load)
+        return load_once(f"onnx:{self.target}:{self.threads}", load)
 
     def _run(self, session: Any, rows: list[list[int]]) -> np.ndarray:
         width = max(len(r) for r in rows)
@@ -168,4 +166,4 @@ class OnnxMiniLMEmbedder:
                 out[chunk[batch]] = self._run(session, [ids[k] for k in batch])
                 if progress:
                     progress(len(batch))
-        return _normalise(out)
+        return normalise(out)

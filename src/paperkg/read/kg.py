@@ -16,11 +16,11 @@ import networkx as nx
 import numpy as np
 
 from paperkg.errors import KGNotFound, QueryError, UsageError
-from paperkg.kgdir import DOC_VECTORS, GRAPH, STORE, TERMS, load_graph, read_manifest
+from paperkg.kgdir import DOC_VECTORS, EXPORTS, GRAPH, STORE, TERMS, load_graph, read_manifest
 from paperkg.lexical import Lexicon
 from paperkg.results import QueryResult
 from paperkg.sparqltext import explain_query_error, with_prefixes
-from paperkg.store import RDF_EXPORTS, OxigraphStore
+from paperkg.store import OxigraphStore
 
 if TYPE_CHECKING:
     from paperkg.read.questions import Reader
@@ -34,7 +34,7 @@ Backend = Literal["sparql", "memory"]
 BACKENDS: Final = ("sparql", "memory")
 
 #: What `paperkg export` writes: the store's RDF serialisations, plus GraphML for Gephi.
-EXPORT_FORMATS: Final = (*RDF_EXPORTS, "graphml")
+EXPORT_FORMATS: Final = EXPORTS
 
 
 class KnowledgeGraph:
