@@ -250,30 +250,42 @@ def read_seed(path: Path) -> Iterator[Paper | Reject]:
                     origins=(Origin("seed", pid, where),))
 
 
-def read_jsonl(path: Path) -> Iterator[Paper | Reject]:
+def jsonl_records(path: Path) -> Iterator[tuple[int, dict[str, Any] | Reject]]:
+    """(line number, the JSON object on it) for each non-empty line, or a Reject that
+    says why the line is not one: the one JSON Lines reader every format uses."""
     for number, line in lines(path):
         if isinstance(line, Reject):
-            yield line
+            yield number, line
             continue
         if not line.strip():
             continue
         try:
             record = json.loads(line)
         except json.JSONDecodeError as err:
-            yield Reject(str(path), number, f"malformed JSON: {err.msg} at column {err.colno}",
-                         line[:200])
+            yield number, Reject(str(path), number, f"malformed JSON: {err.msg} at column "
+                                 f"{err.colno}", line[:200])
             continue
         except (ValueError, RecursionError) as err:  # 5,000-digit numbers, 100k-deep nesting
             why = "nested too deeply" if isinstance(err, RecursionError) else str(err)
-            yield Reject(str(path), number, f"unreadable JSON: {why.split(';')[0]}", line[:200])
+            yield number, Reject(str(path), number, f"unreadable JSON: {why.split(';')[0]}",
+                                 line[:200])
             continue
         if not isinstance(record, dict):
-            yield Reject(str(path), number, "expected a JSON object per line", line[:200])
+            yield number, Reject(str(path), number, "expected a JSON object per line",
+                                 line[:200])
+            continue
+        yield number, record
+
+
+def read_jsonl(path: Path) -> Iterator[Paper | Reject]:
+    for number, record in jsonl_records(path):
+        if isinstance(record, Reject):
+            yield record
             continue
         try:
             yield _paper_from_record(record, f"{path}:{number}")
         except ValueError as err:
-            yield Reject(str(path), number, str(err), line[:200])
+            yield Reject(str(path), number, str(err), json.dumps(record)[:200])
 
 
 def make_paper(

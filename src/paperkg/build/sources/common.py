@@ -16,7 +16,7 @@ import defusedxml.ElementTree as SafeET
 from defusedxml import DefusedXmlException
 from pylatexenc.latex2text import LatexNodes2Text
 
-from paperkg.build.ingest import Paper, Reject, lines
+from paperkg.build.ingest import Paper, Reject, jsonl_records, lines
 from paperkg.errors import IngestError
 
 __all__ = ["Located", "inverted_name", "jget", "json_records", "open_text", "parse_xml",
@@ -95,29 +95,9 @@ def json_records(path: Path, list_keys: tuple[str, ...]) -> Iterator[tuple[int, 
     except json.JSONDecodeError:
         head = None  # a pretty-printed document: its first line is not JSON by itself
     if isinstance(head, dict) and not any(k in head for k in list_keys):
-        yield from _json_lines(path)
+        yield from jsonl_records(path)
         return
     yield from _json_document(path, open_text(path), list_keys)
-
-
-def _json_lines(path: Path) -> Iterator[tuple[int, Any]]:
-    for number, line in lines(path):
-        if isinstance(line, Reject):
-            yield number, line
-            continue
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as err:
-            yield number, Reject(str(path), number, f"malformed JSON: {err.msg} at column "
-                                 f"{err.colno}", line[:200])
-            continue
-        if not isinstance(record, dict):
-            yield number, Reject(str(path), number, "expected a JSON object per line",
-                                 line[:200])
-            continue
-        yield number, record
 
 
 _WS = re.compile(r"[ \t\n\r]*")
