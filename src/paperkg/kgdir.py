@@ -7,7 +7,7 @@ is the one place that knows the layout.
       manifest.json   inputs (with sha256), counts, model, parameters, timings
       store/          Oxigraph on-disk store: the SPARQL source of truth
       graph.json.gz   the NetworkX graph (node-link JSON)
-      doc_vectors.npz each paper's abstract vector (for blended related papers)
+      doc_vectors.npz each paper's abstract vector (the extractor's embedder)
       merges.jsonl    every merge decision with its reason
       rejects.jsonl   refused records with reasons (only with skip_invalid)
       papers.jsonl.gz the papers it was built from (what `paperkg add`/`remove` recompute)

@@ -122,8 +122,3 @@ class Lexicon:
                 wanted else None
             self._phrases[phrase] = found
         return found
-
-    def mentions(self, paper_id: str, phrase: str) -> bool:
-        """Whether every word and word pair of `phrase` is in the paper's title or abstract."""
-        wanted = self.phrase_terms(phrase)
-        return wanted is not None and wanted <= self.terms_of(paper_id)

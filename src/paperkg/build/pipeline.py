@@ -302,15 +302,14 @@ def _validate(
     extractor) plus the shapes, the ontology and the code that writes the triples, so a
     hit means the very same graph passed before.
     """
-    from paperkg import vocab
-    from paperkg.build import rdf, text
+    from paperkg.build import rdf
+    from paperkg.build.fingerprint import source_fingerprint
 
-    h = hashlib.sha256()
+    h = hashlib.sha256(source_fingerprint("paperkg.build.rdf", "paperkg.build.shacl").encode())
     for part in (papers, sorted(scheme.concepts.items()), sorted(scheme.mentions.items()),
                  scheme.merges, scheme.topics, info):
         h.update(repr(part).encode())
-    for f in (rdf.__file__, vocab.__file__, text.__file__, rdf.ontology_path("shapes.ttl"),
-              rdf.ontology_path("paperkg.ttl")):
+    for f in (rdf.ontology_path("shapes.ttl"), rdf.ontology_path("paperkg.ttl")):
         h.update(Path(str(f)).read_bytes())
     marker = cache_dir / "validated" / h.hexdigest() if cache_dir else None
     if marker is not None and marker.is_file():

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from paperkg.build.fingerprint import source_fingerprint
 from paperkg.build.ingest import Paper
 from paperkg.build.terms import term_key
 from paperkg.build.text import MAX_WORDS, KnownTerms, candidates, clean_text
@@ -138,11 +139,7 @@ def keyword_keys(paper: Paper) -> frozenset[str]:
 def code_fingerprint() -> str:
     """A hash of the code that cuts and keys phrases: cached priors and extractions made
     by other code must not be reused."""
-    here = Path(__file__).parent
-    h = hashlib.sha256()
-    for name in ("terms.py", "text.py", "prior.py", "extract.py"):
-        h.update((here / name).read_bytes())
-    return h.hexdigest()[:12]
+    return source_fingerprint("paperkg.build.extract", "paperkg.build.prior")
 
 
 def corpus_fingerprint(papers: Sequence[Paper]) -> str:

@@ -10,7 +10,7 @@ the server and the views call only these methods.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -306,6 +306,3 @@ def _blend(paper_id: str, ids: Sequence[str], scores: NDArray[np.float64], lexic
     best_words = float(cosine.max(initial=0.0)) or 1.0
     return pool, (1 - blend) * concept / best_concept + blend * words / best_words
 
-
-#: A lookup for `views.draw.fill_labels`: node keys → their attributes.
-LabelLookup = Callable[[list[str]], dict[str, Attrs]]

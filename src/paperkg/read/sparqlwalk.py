@@ -69,10 +69,6 @@ SELECT ?n ?type WHERE {{
 }}""".replace("TYPES", " ".join(f"pkg:{t}" for t in CONCEPT_TYPES))
 
 
-def _key(iri: str) -> str | None:
-    return key_of(iri)
-
-
 def _values(keys: Iterable[str]) -> str:
     return " ".join(f"<{iri_of(k)}>" for k in keys)
 
@@ -136,14 +132,14 @@ def _edges(
                 for row in res.rows:
                     cell = dict(zip(names, row, strict=True))
                     a, b = cell["a"], cell["b"]
-                    ka = _key(a.value) if a is not None else None
-                    kb = _key(b.value) if b is not None else None
+                    ka = key_of(a.value) if a is not None else None
+                    kb = key_of(b.value) if b is not None else None
                     if ka is None or kb is None:
                         continue
                     if edge_kind == "broader":
                         up = cell["up"]
                         yield ka, kb, {"kind": "broader", "score": 1.0,
-                                       "broader": (_key(up.value) or "") if up else ""}
+                                       "broader": (key_of(up.value) or "") if up else ""}
                         continue
                     if edge_kind != "mentions":
                         yield ka, kb, {"kind": edge_kind, "score": 1.0}
@@ -172,7 +168,7 @@ def node_labels(store: Store, keys: list[str]) -> dict[str, dict[str, str]]:
     for i in range(0, len(ours), 500):
         values = _values(ours[i : i + 500])
         for n, label, title, decision in store.query(_LABELS.format(values=values)).rows:
-            key = _key(n.value) if n is not None else None
+            key = key_of(n.value) if n is not None else None
             if key is None or label is None:
                 continue
             attrs = out.setdefault(key, {"kind": key.split(":", 1)[0]})
@@ -185,7 +181,7 @@ def node_labels(store: Store, keys: list[str]) -> dict[str, dict[str, str]]:
     for i in range(0, len(concepts), 500):
         res = store.query(_TYPES.format(values=_values(concepts[i : i + 500])))
         for n, ctype in res.rows:
-            key = _key(n.value) if n is not None else None
+            key = key_of(n.value) if n is not None else None
             if key is not None and ctype is not None:
                 out[key]["ctype"] = type_name(ctype.value)
     return out
