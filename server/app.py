@@ -26,14 +26,15 @@ from fastapi_offline import FastAPIOffline
 
 from paperkg import __version__
 from paperkg.errors import UsageError
-from paperkg.read.kg import open_kg
+from paperkg.kgdir import STORE
+from paperkg.read.kg import KnowledgeGraph, open_kg
 from paperkg.settings import Settings
 from paperkg_server import api, pages, sparql, views
 from paperkg_server.context import Context, get_context
 from paperkg_server.errors import install_handlers
 from paperkg_server.headers import SharedHeaders
 from paperkg_server.openapi import document_errors
-from paperkg_server.pool import QueryPool
+from paperkg_server.pool import QueryPool, StoreSpec
 from paperkg_server.snapshot import remove_snapshot, take_snapshot
 from paperkg_server.void import void_graph
 
@@ -47,7 +48,7 @@ def create_app(settings: Settings) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         kg = open_kg(Path(settings.kg))
         reader = await asyncio.to_thread(kg.reader, "memory")
-        pool = QueryPool(str(kg.path / "store"), settings.query_workers, settings.deadline,
+        pool = QueryPool(_store_spec(kg), settings.query_workers, settings.deadline,
                          settings.query_queue, settings.query_memory_mb)
         await pool.start()
         app.state.ctx = Context(settings, kg, reader, pool)
@@ -91,6 +92,15 @@ def create_app(settings: Settings) -> FastAPI:
 
     document_errors(app)
     return app
+
+
+def _store_spec(kg: KnowledgeGraph) -> StoreSpec:
+    """The embedded store of the KG directory, or the SPARQL server graph its manifest
+    names (a KG built with --store URL)."""
+    remote = kg.manifest.get("store")
+    if isinstance(remote, dict) and remote.get("url"):
+        return StoreSpec(url=str(remote["url"]), graph=str(remote.get("graph") or ""))
+    return StoreSpec(path=str(kg.path / STORE))
 
 
 def app_from_env() -> FastAPI:

@@ -24,6 +24,8 @@ class Context:
     started: float = field(default_factory=time.time)
 
 
-def get_context(request: Request) -> Context:
+async def get_context(request: Request) -> Context:
+    """The app's context. `async` on purpose: FastAPI runs a plain `def` dependency in its
+    thread pool, and that hop cost more than a related-papers answer (py-spy, #9)."""
     ctx: Context = request.app.state.ctx
     return ctx

@@ -6,6 +6,9 @@ chunks, so an answer of any length never sits whole in either process. Each work
   - is killed and replaced when its query runs past the deadline (streaming included),
   - has a memory ceiling (RLIMIT_AS): a query that needs more ends its worker alone,
   - cannot open network sockets (seccomp), so no query text can make it fetch a URL.
+A KG kept on a SPARQL server (`--store URL`) is read the same way, through
+`paperkg.remote.RemoteStore` in the workers: they need sockets for that one server, so
+there the lexical screen alone refuses SERVICE, and only the KG's graph is reachable.
 At most `queue` jobs wait for a free worker; more are refused at once as busy.
 """
 
@@ -29,9 +32,10 @@ from multiprocessing.process import BaseProcess
 from typing import Any, BinaryIO, Literal, cast
 
 __all__ = ["Busy", "DeadlineExceeded", "Job", "MemoryExceeded", "QueryPool", "Reply",
-           "StreamBroken", "WorkerLost", "HTML_ROWS"]
+           "StoreSpec", "StreamBroken", "WorkerLost", "HTML_ROWS"]
 
-Status = Literal["ok", "refused", "malformed", "not_acceptable", "too_large", "failed"]
+Status = Literal["ok", "refused", "malformed", "not_acceptable", "too_large", "failed",
+                 "unavailable"]
 SPARQL_NICENESS = 10
 CHUNK = 1 << 16
 
@@ -97,12 +101,38 @@ def _address_space() -> int:
         return int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
 
 
-def _sandbox(memory_mb: int) -> str:
-    """Cap this process's memory and forbid it network sockets; says what was not done."""
+@dataclass(frozen=True, slots=True)
+class StoreSpec:
+    """What the workers read: the embedded store's directory, or the graph of a SPARQL
+    server (a KG built with `--store URL`; credentials come from the environment)."""
+
+    path: str = ""
+    url: str = ""
+    graph: str = ""
+
+    def open(self, deadline: float) -> Any:
+        """The store (`paperkg.store.Store`), in the worker process."""
+        if self.url:
+            from paperkg.remote import RemoteStore
+
+            return RemoteStore(self.url, self.graph or None, timeout=deadline + 1, retries=1)
+        from paperkg.store import OxigraphStore
+
+        return OxigraphStore.open(self.path, read_only=True)
+
+    def __str__(self) -> str:
+        return f"{self.url} (graph {self.graph})" if self.url else self.path
+
+
+def _sandbox(memory_mb: int, network: bool = False) -> str:
+    """Cap this process's memory and, unless it reads a SPARQL server (`network`), forbid
+    it network sockets; says what was not done."""
     missing = []
     if memory_mb > 0:
         limit = _address_space() + (memory_mb << 20)
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    if network:
+        return ""
     try:
         import pyseccomp as seccomp
     except (ImportError, OSError):  # no libseccomp: SERVICE is still refused by the screen
@@ -117,11 +147,15 @@ def _sandbox(memory_mb: int) -> str:
 
 
 class _PipeWriter(io.RawIOBase):
-    """A binary file that sends what is written to the parent in CHUNK-sized messages."""
+    """A binary file that sends what is written to the parent: an answer that fits in
+    one CHUNK goes as one "whole" message (one wake-up of the HTTP process, a plain
+    response); a longer one as "head", CHUNK-sized "data" messages and "end"."""
 
-    def __init__(self, conn: Connection) -> None:
+    def __init__(self, conn: Connection, media_type: str) -> None:
         self.conn = conn
+        self.media_type = media_type
         self.buffer = bytearray()
+        self.streaming = False
 
     def writable(self) -> bool:
         return True
@@ -133,21 +167,30 @@ class _PipeWriter(io.RawIOBase):
         return len(data)
 
     def flush(self) -> None:
-        if self.buffer:
+        if len(self.buffer) >= CHUNK and not self.streaming:
+            self.conn.send(("head", self.media_type))
+            self.streaming = True
+        if self.buffer and self.streaming:
             self.conn.send(("data", bytes(self.buffer)))
             self.buffer.clear()
 
+    def finish(self) -> None:
+        """Send what is left: the whole answer, or the stream's last chunk and its end."""
+        if not self.streaming:
+            self.conn.send(("whole", self.media_type, None, False, bytes(self.buffer)))
+            return
+        self.flush()
+        self.conn.send(("end",))
 
-def _worker_main(conn: Connection, store_path: str, memory_mb: int) -> None:
+
+def _worker_main(conn: Connection, spec: StoreSpec, memory_mb: int, deadline: float) -> None:
     """Answer jobs from one read-only store until the pipe closes (or we are killed)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent owns shutdown
     # A long SPARQL query yields the CPU to the HTTP processes: on 2 cores a query in
     # flight otherwise pushes every other request's latency up (bench/bench_server.py).
     os.nice(SPARQL_NICENESS)
-    from paperkg.store import OxigraphStore
-
-    store = OxigraphStore.open(store_path, read_only=True)
-    conn.send(("ready", _sandbox(memory_mb)))
+    store = spec.open(deadline)
+    conn.send(("ready", _sandbox(memory_mb, network=bool(spec.url))))
     while True:
         try:
             job = conn.recv()
@@ -162,11 +205,11 @@ def _worker_main(conn: Connection, store_path: str, memory_mb: int) -> None:
 
 def answer(store: object, job: Job, conn: Connection) -> None:
     """Run one job; every error a person can cause becomes a message, not an exception."""
-    from paperkg.errors import QueryError, QueryRefused, ResultTooLarge
-    from paperkg.store import Dataset, OxigraphStore
+    from paperkg.errors import KGNotFound, QueryError, QueryRefused, ResultTooLarge
+    from paperkg.store import Dataset, Store
     from paperkg_server.negotiate import known_formats, negotiate
 
-    assert isinstance(store, OxigraphStore)
+    assert isinstance(store, Store)
     try:
         ans = store.evaluate(job.sparql, Dataset(job.default_graphs, job.named_graphs),
                              job.base_iri)
@@ -194,28 +237,33 @@ def answer(store: object, job: Job, conn: Connection) -> None:
     except QueryError as err:
         conn.send(("error", "malformed", str(err)))
         return
+    except KGNotFound as err:  # the KG's SPARQL server does not answer
+        conn.send(("error", "unavailable", str(err)))
+        return
     except (OSError, RuntimeError) as err:  # the store failed while evaluating
         conn.send(("error", "failed", f"{type(err).__name__}: {err}"))
         return
-    conn.send(("head", choice.media_type))
-    writer = _PipeWriter(conn)
+    writer = _PipeWriter(conn, choice.media_type)
     try:
         ans.write(choice.fmt, cast(BinaryIO, writer))  # pyoxigraph only calls write()
-        writer.flush()
     except (OSError, RuntimeError) as err:
+        if not writer.streaming:  # nothing sent yet: an honest error answer
+            conn.send(("error", "failed", f"{type(err).__name__}: {err}"))
+            return
         conn.send(("fail", f"{type(err).__name__}: {err}"))
         return
-    conn.send(("end",))
+    writer.finish()
 
 
 # ---------------------------------------------------------------- in the server
 
 
 class _Worker:
-    def __init__(self, ctx: mp.context.SpawnContext, store_path: str, memory_mb: int) -> None:
+    def __init__(self, ctx: mp.context.SpawnContext, spec: StoreSpec, memory_mb: int,
+                 deadline: float) -> None:
         self.conn, child = ctx.Pipe()
         self.proc: BaseProcess = ctx.Process(target=_worker_main,
-                                             args=(child, store_path, memory_mb),
+                                             args=(child, spec, memory_mb, deadline),
                                              name="paperkg-sparql", daemon=True)
         self.proc.start()
         child.close()
@@ -234,9 +282,13 @@ class _Worker:
             os.set_blocking(fd, True)  # uvloop leaves it non-blocking; recv() needs blocking
 
     async def receive(self, timeout: float) -> tuple[Any, ...]:
+        """The worker's next message. Read on the event loop once the pipe is readable: a
+        message is at most CHUNK bytes that the worker is writing at that moment (or a
+        closed pipe, if it died), while a thread hop per message cost more than a cheap
+        query itself (#9)."""
         await self.readable(timeout)
         try:
-            message: tuple[Any, ...] = await asyncio.to_thread(self.conn.recv)
+            message: tuple[Any, ...] = self.conn.recv()
         except (EOFError, OSError) as err:
             self.proc.join(timeout=2)
             code = self.proc.exitcode
@@ -255,12 +307,12 @@ class _Worker:
 
 
 class QueryPool:
-    """`size` worker processes over the store at `store_path`, each job bounded in time
-    and memory; at most `queue` jobs wait for a free worker."""
+    """`size` worker processes over the store `spec` names, each job bounded in time and
+    memory; at most `queue` jobs wait for a free worker."""
 
-    def __init__(self, store_path: str, size: int = 2, deadline: float = 10.0,
+    def __init__(self, spec: StoreSpec | str, size: int = 2, deadline: float = 10.0,
                  queue: int = 2, memory_mb: int = 0) -> None:
-        self.store_path = store_path
+        self.spec = spec if isinstance(spec, StoreSpec) else StoreSpec(path=spec)
         self.size = max(1, size)
         self.deadline = deadline
         self.queue = max(0, queue)
@@ -280,13 +332,13 @@ class QueryPool:
             self._spawn()
         while self._idle.empty():
             if not self._all:
-                raise RuntimeError(f"no query worker could open the store {self.store_path}")
+                raise RuntimeError(f"no query worker could open the store {self.spec}")
             await asyncio.sleep(0.05)
         if self.sandbox_warning:
             print(f"paperkg: warning: {self.sandbox_warning}", file=sys.stderr, flush=True)
 
     def _spawn(self) -> None:
-        worker = _Worker(self._ctx, self.store_path, self.memory_mb)
+        worker = _Worker(self._ctx, self.spec, self.memory_mb, self.deadline)
         self._all.add(worker)
         task = asyncio.get_running_loop().create_task(self._welcome(worker))
         self._tasks.add(task)

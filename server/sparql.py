@@ -266,6 +266,8 @@ async def run_query(ctx: Context, query: str, accept: str | None, fmt: str | Non
         raise ApiError(406, reply.message)
     if reply.status == "too_large":
         raise ApiError(422, reply.message, "row_cap_exceeded", row_cap=ctx.settings.row_cap)
+    if reply.status == "unavailable":
+        return error_response(503, reply.message, "store_unavailable")
     if reply.status == "failed":
         raise ApiError(500, reply.message, "query_failed")
     return reply

@@ -28,6 +28,7 @@ from paperkg.progress import Reporter
 from paperkg.read.kg import open_kg
 from paperkg.remote import RemoteStore
 from paperkg.settings import Settings, default_cache_dir
+from paperkg.vocab import paper_iri
 from tests.conftest import DATA_FILES
 
 from .stores import (
@@ -210,3 +211,53 @@ def test_an_oxigraph_answer_cut_at_its_timeout_is_an_error(tmp_path: Path) -> No
                 remote.query("SELECT ?a ?f WHERE { ?a ?b ?c . ?d ?e ?f }")  # 9M rows
     finally:
         stop(proc)
+
+
+@pytest.mark.parametrize("store_url", BACKENDS, indirect=True)
+def test_serve_reads_a_kg_kept_on_a_sparql_server(store_url: str, tmp_path: Path) -> None:
+    """`paperkg serve` on a KG built with --store: the API, the pages' questions and the
+    SPARQL endpoint answer as they do for the same KG on the embedded store; only the
+    KG's graph is reachable, and SERVICE is still refused."""
+    import httpx
+
+    from tests.serving import serve
+
+    kgs = {}
+    for name, url in (("embedded", ""), ("server", store_url)):
+        kgs[name] = tmp_path / name
+        build_kg(DATA_FILES[:1], kgs[name], _settings(tmp_path, url), reporter=_quiet())
+    paper = sorted(p.id for p in read_papers_file(kgs["embedded"] / PAPERS))[0]
+    select = ("SELECT ?label ?n WHERE { ?c a skos:Concept ; skos:prefLabel ?label ; "
+              "pkg:paperCount ?n } ORDER BY DESC(?n) ?label LIMIT 5")
+    iri = f"<{paper_iri(paper)}>"
+    construct = f"CONSTRUCT {{ {iri} ?r ?o }} WHERE {{ {iri} ?r ?o }}"
+    seen: dict[str, dict[str, object]] = {}
+    for name, kg in kgs.items():
+        gen = serve(kg)
+        base = next(gen)
+        try:
+            with httpx.Client(base_url=base, timeout=60) as c:
+                table = c.get("/sparql", params={"query": select, "format": "json"})
+                assert table.status_code == 200, table.text
+                graph = c.get("/sparql", params={"query": construct},
+                              headers={"Accept": "application/n-triples"})
+                assert graph.status_code == 200, graph.text
+                related = c.get(f"/api/papers/{paper}/related")
+                assert related.status_code == 200, related.text
+                refused = c.get("/sparql", params={
+                    "query": "SELECT * WHERE { SERVICE <http://127.0.0.1:1/> { ?s ?p ?o } }"})
+                assert refused.status_code == 403, refused.text
+                if name == "server":  # the server's other graphs stay out of reach
+                    other = c.get("/sparql", params={
+                        "query": "SELECT * FROM <urn:other> WHERE { ?s ?p ?o }"})
+                    assert other.status_code == 403, other.text
+                seen[name] = {
+                    "table": [(b["label"]["value"], int(b["n"]["value"]))
+                              for b in table.json()["results"]["bindings"]],
+                    "graph": _canonical(set(graph.text.splitlines())),
+                    "related": related.json()["related"],
+                }
+        finally:
+            gen.close()
+    assert seen["server"]["table"] and seen["server"]["graph"]
+    assert seen["server"] == seen["embedded"]

@@ -73,6 +73,7 @@ class Lexicon:
     def __init__(self, ids: Sequence[str], vocab: Sequence[str], counts: sparse.csr_matrix
                  ) -> None:
         self.ids = list(ids)
+        self.id_array = np.array(self.ids, dtype=object)
         self.row = {p: i for i, p in enumerate(self.ids)}
         self.vocab = {t: i for i, t in enumerate(vocab)}
         self.counts = counts
@@ -95,6 +96,11 @@ class Lexicon:
             counts = sparse.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=shape)
             vocab = z["vocab"].tobytes().decode("utf-8").split("\n")
             return cls([str(i) for i in z["ids"]], vocab if shape[1] else [], counts)
+
+    def rows(self, paper_ids: Iterable[str]) -> NDArray[np.intp]:
+        """Each paper's row (-1 for a paper it does not hold)."""
+        row = self.row
+        return np.array([row.get(p, -1) for p in paper_ids], dtype=np.intp)
 
     def similarity(self, paper_id: str) -> NDArray[np.float64]:
         """Cosine of `paper_id`'s row with every paper's (aligned with `ids`); zeros for

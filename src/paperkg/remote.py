@@ -36,10 +36,10 @@ from typing import Any, Final
 import httpx
 import pyoxigraph as ox
 
-from paperkg.errors import KGNotFound, QueryError, ResultTooLarge, UsageError
+from paperkg.errors import KGNotFound, QueryError, QueryRefused, ResultTooLarge, UsageError
 from paperkg.results import QueryResult, Term
 from paperkg.screen import screen
-from paperkg.store import term_of
+from paperkg.store import Answer, Dataset, term_of
 
 __all__ = ["GRAPH_BASE", "RemoteStore", "graph_for"]
 
@@ -151,6 +151,21 @@ class RemoteStore:
             return replace(result, rows=result.rows[:max_rows],
                            triples=result.triples[:max_rows], truncated=True)
         return result
+
+    def evaluate(self, sparql: str, dataset: Dataset | None = None,
+                 base_iri: str | None = None) -> Answer:
+        """A person's query on the KG's graph, as the embedded store's `evaluate` answers it
+        (the server's SPARQL endpoint over a KG kept on a SPARQL server). Only the KG's
+        graph is reachable: a query or request naming graphs is refused, since the server
+        may hold other graphs that this endpoint does not serve."""
+        if (dataset is not None and (dataset.default or dataset.named)) or \
+                screen(sparql).has_dataset:
+            raise QueryRefused("this endpoint serves one KG kept on a SPARQL server; FROM, "
+                               "FROM NAMED, default-graph-uri and named-graph-uri are not "
+                               "available here")
+        if base_iri:  # the protocol has no base parameter: the query's prologue says it
+            sparql = f"BASE <{base_iri}> {sparql}"
+        return Answer.from_result(self.query(sparql))
 
     def _check_cap(self, sparql: str, result: QueryResult, announced: str | None) -> None:
         """An answer as long as the server's row cap (announced by Virtuoso in

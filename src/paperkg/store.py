@@ -73,6 +73,11 @@ class Store(Protocol):
         """Run SELECT / ASK / CONSTRUCT / DESCRIBE; raise QueryError otherwise."""
         ...
 
+    def evaluate(self, sparql: str, dataset: Dataset | None = None,
+                 base_iri: str | None = None) -> Answer:
+        """A person's query, its answer to be written in the format they asked for."""
+        ...
+
     def triple_count(self) -> int: ...
 
     def close(self) -> None: ...
@@ -189,10 +194,23 @@ class Written:
 class Answer:
     """An evaluated query whose answer has not been read yet (read it once)."""
 
-    def __init__(self, inner: ox.QueryBoolean | ox.QuerySolutions | ox.QueryTriples) -> None:
+    def __init__(self, inner: ox.QueryBoolean | ox.QuerySolutions | ox.QueryTriples
+                 | list[ox.Triple]) -> None:
         self._inner = inner
         self.kind: QueryKind = ("ask" if isinstance(inner, ox.QueryBoolean) else
                                 "select" if isinstance(inner, ox.QuerySolutions) else "graph")
+
+    @classmethod
+    def from_result(cls, result: QueryResult) -> Answer:
+        """An answer read elsewhere (a SPARQL server's), so that Oxigraph's writers serve it
+        in every format exactly as they serve the embedded store's."""
+        if result.kind == "graph":
+            return cls(list(ox.parse(result.to_ntriples().encode("utf-8"),
+                                     format=ox.RdfFormat.N_TRIPLES)))
+        inner = ox.parse_query_results(result.to_json().encode("utf-8"),
+                                       format=ox.QueryResultsFormat.JSON)
+        assert not isinstance(inner, ox.QueryTriples)
+        return cls(inner)
 
     def result(self, max_rows: int | None = None) -> QueryResult:
         """The answer as plain terms; at most `max_rows` rows, `truncated` if cut."""

@@ -14,7 +14,6 @@ from typing import Any
 
 import networkx as nx
 import numpy as np
-from numpy.typing import NDArray
 
 from paperkg.errors import UnknownNode
 from paperkg.lexical import Lexicon, tokens
@@ -26,6 +25,7 @@ from paperkg.read.questions import (
     Neighbourhood,
     PaperInfo,
     Reader,
+    SharedScores,
 )
 from paperkg.read.sparqlwalk import complete_edges, local_graph, node_labels
 from paperkg.read.textindex import TextIndex
@@ -206,7 +206,7 @@ class SparqlReader(Reader):
 
     # ------------------------------------------------------------ related papers
 
-    def _related_scores(self, paper_id: str) -> tuple[list[str], NDArray[np.float64]]:
+    def _related_scores(self, paper_id: str) -> SharedScores:
         p = f"<{paper_iri(paper_id)}>"
         rows = self._select(f"""
             SELECT ?other (SUM(?w * ?s1 * ?s2) AS ?score) WHERE {{
@@ -215,8 +215,8 @@ class SparqlReader(Reader):
               ?c pkg:weight ?w .
               FILTER(?other != {p})
             }} GROUP BY ?other""")
-        ids = [iri_id(o) for o, _ in rows]
-        return ids, np.array([float(_v(s)) for _, s in rows], dtype=np.float64)
+        return SharedScores([iri_id(o) for o, _ in rows],
+                            np.array([float(_v(s)) for _, s in rows], dtype=np.float64))
 
     def _concept_labels(self, paper_ids: Sequence[str]) -> dict[str, list[tuple[str, float]]]:
         if not paper_ids:
