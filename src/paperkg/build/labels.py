@@ -15,11 +15,12 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from paperkg.lexicon import is_acronym
+from paperkg.lexicon import is_acronym, is_common_word
 
 __all__ = ["NameEvidence", "preferred_label", "prose_case"]
 
 _SENTENCE_END = re.compile(r"[.!?:;]\s*$")
+_IN_DEFINITION = re.compile(r"(?:[\s-]+[A-Z][\w-]*)*\s*\((?=[A-Z])")
 
 
 class NameEvidence:
@@ -45,12 +46,40 @@ class NameEvidence:
                     lower += 1
         return capital > lower
 
+    def word_is_name(self, word: str, papers: Iterable[str]) -> bool:
+        """Whether a capitalised word is a name ("Gaussian", "Jacquet-Langlands", "Wynn"):
+        written with its capital where no sentence starts, more often than not, in the
+        papers using the phrase; with no such use (a title word), when English does not
+        know it (nor, hyphenated, any of its parts)."""
+        pattern = re.compile(r"(?<!\w)" + re.escape(word) + r"(?!\w)", re.IGNORECASE)
+        capital = lower = 0
+        for pid in papers:
+            text = self.texts.get(pid, "")
+            for m in pattern.finditer(text):
+                if m.start() == 0 or _SENTENCE_END.search(text[max(0, m.start() - 3):m.start()]):
+                    continue
+                if _IN_DEFINITION.match(text, m.end()):
+                    continue  # "Code Division Multiple Access (CDMA)": capitals by convention
+                if m.group(0)[0].isupper():
+                    capital += 1
+                else:
+                    lower += 1
+        if capital or lower:
+            return capital > lower
+        return not any(is_common_word(part) for part in word.split("-") if part)
 
-def prose_case(form: str, is_name: bool) -> str:
-    """A name as written; anything else with every word but acronyms in lower case."""
+
+def prose_case(form: str, is_name: bool, names: NameEvidence | None = None,
+               papers: Iterable[str] = ()) -> str:
+    """A name as written; anything else with every word in lower case but acronyms and,
+    given `names`, the capitalised words that are names themselves ("Castell--Gaines
+    methods" → "Gaines methods", "Cayley-Dickson process", "Markov chain")."""
     if is_name:
         return form
-    return " ".join(w if is_acronym(w) else w.lower() for w in form.split())
+    papers = list(papers)
+    return " ".join(w if is_acronym(w) or (names is not None and w[:1].isupper()
+                                           and names.word_is_name(w, papers))
+                    else w.lower() for w in form.split())
 
 
 def preferred_label(forms: Counter[str], taken: set[str], names: NameEvidence,
@@ -66,7 +95,8 @@ def preferred_label(forms: Counter[str], taken: set[str], names: NameEvidence,
         -forms[f], len(f), f))
     papers = list(papers)
     for form in order:
-        cased = form if form == form.lower() else prose_case(form, names.is_name(form, papers))
+        cased = form if form == form.lower() else prose_case(
+            form, names.is_name(form, papers), names, papers)
         for label in (cased, form):
             if label not in taken:
                 return label

@@ -11,6 +11,7 @@ rules stand in for one.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
@@ -81,8 +82,8 @@ red-teaming jailbreaking grounding captioning forecasting
 """.split())
 
 
-_TOKEN_RE = re.compile(
-    r"[A-Za-z0-9][A-Za-z0-9+]*(?:[-'’.][A-Za-z0-9+]+)*|\S", re.UNICODE
+_TOKEN_RE = re.compile(  # letters of any script: "Gröbner", "Djoković" are one word
+    r"[^\W_](?:[^\W_]|\+)*(?:[-'’.](?:[^\W_]|\+)+)*|\S"
 )
 _MATH_RE = re.compile(r"\$\$.*?\$\$|\$[^$]*\$|\\\(.*?\\\)|\\\[.*?\\\]", re.DOTALL)
 _TEXT_CMD_RE = re.compile(
@@ -93,10 +94,38 @@ _URL_RE = re.compile(r"\b(?:https?://|www\.)\S+", re.IGNORECASE)
 BREAK = " ; "
 
 
+# LaTeX accents (arXiv writes "Gr\\"obner", "R\\'ev\\'esz", "Djokovi\\'c", "\\c{c}"):
+# the combining mark each command puts on the next letter, and letters of their own.
+_ACCENT_MARKS = {'"': "\u0308", "'": "\u0301", "`": "\u0300", "^": "\u0302", "~": "\u0303",
+                 "=": "\u0304", ".": "\u0307", "u": "\u0306", "v": "\u030c", "H": "\u030b",
+                 "c": "\u0327", "k": "\u0328", "r": "\u030a"}
+_ACCENT_RE = re.compile(r"\{?\\(?:([\"'`^~=.])\s*|([uvHckr])(?:\s+|(?=\{)))"
+                        r"\{?\s*(\\i|\\j|[A-Za-z])\s*\}?\}?")
+_LETTERS = {"ss": "ß", "o": "ø", "O": "Ø", "ae": "æ", "AE": "Æ", "oe": "œ", "OE": "Œ",
+            "aa": "å", "AA": "Å", "l": "ł", "L": "Ł", "i": "ı", "j": "ȷ"}
+_LETTER_RE = re.compile(r"\{?\\(ss|ae|AE|oe|OE|aa|AA|[oOlL])(?![A-Za-z])\s*(?:\{\})?\}?")
+
+
+def latex_accents(text: str) -> str:
+    """Accented letters written as LaTeX commands, as Unicode: "Gr\\"obner" → "Gröbner".
+    (pylatexenc would convert all of LaTeX, math included; the rest is broken apart by
+    `clean_text` on purpose, so only accents are converted here.)"""
+    if "\\" not in text:
+        return text
+
+    def accent(m: re.Match[str]) -> str:
+        letter = m.group(3)
+        base = letter[1:] if letter.startswith("\\") else letter  # \'{\i}: the dotless i
+        return unicodedata.normalize("NFC", base + _ACCENT_MARKS[m.group(1) or m.group(2)])
+
+    text = _ACCENT_RE.sub(accent, text)
+    return _LETTER_RE.sub(lambda m: _LETTERS[m.group(1)], text)
+
+
 def clean_text(text: str) -> str:
-    """Plain text for embedding: LaTeX and URLs out, escaped symbols back, glued sentences
-    and words split (`lexicon.repair_text`), spaces single."""
-    text = _URL_RE.sub(BREAK, text)
+    """Plain text for embedding: LaTeX and URLs out, accents and escaped symbols back,
+    glued sentences and words split (`lexicon.repair_text`), spaces single."""
+    text = _URL_RE.sub(BREAK, latex_accents(text))
     text = _TEXT_CMD_RE.sub(r"\1", text)
     text = _MATH_RE.sub(BREAK, text)
     text = text.replace("\\%", "%").replace("\\&", "&").replace("\\_", "_")
@@ -182,6 +211,8 @@ def _verb_only(low: str) -> bool:
 
 def _noun_like_end(tok: str) -> bool:
     """Can this word end a noun phrase? The lexicon decides where it knows the word."""
+    if _roman(tok) and tok not in _ROMAN_ALONE_OK:
+        return False  # "Part II", "Survey IX": a numbered part, trimmed off
     if is_acronym(tok):
         return True
     low = tok.lower()
@@ -198,6 +229,17 @@ def _noun_like_end(tok: str) -> bool:
     if last != low and word_pos(last):
         return "NOUN" in word_pos(last)
     return not _ADJ_SUFFIX.search(low) or low.endswith(("ial", "ual"))
+
+
+# A Roman numeral numbers a part or a paper in a series ("Part II", "Substructures II",
+# "IX"); IV and VI alone are also abbreviations (instrumental variables, variational
+# inference), so alone they stay.
+_ROMAN = re.compile(r"X{0,3}(?:IX|IV|V?I{0,3})")
+_ROMAN_ALONE_OK = frozenset({"IV", "VI"})
+
+
+def _roman(word: str) -> bool:
+    return len(word) > 1 and _ROMAN.fullmatch(word) is not None
 
 
 def _valid_span(words: list[str]) -> bool:
