@@ -61,7 +61,9 @@ accurate fast slow small large huge tiny big higher lower high low better worse 
 free open fewer latter former state-of-the-art well-known well-established well-studied so-
 called ongoing irrelevant relevant unseen remaining rapid massive severe serious poor
 advanced flexible supplementary standard comparative average wider innovative outstanding
-excellent extra further
+excellent extra further detailed illustrative reasonable judicious intensive long-standing
+unknown careful thorough interesting surprising elegant straightforward based related
+future rival ideal closest hundred thousand million billion trillion dozen dozens
 """.split())
 
 # A single word that is only ever a generic noun, or names a whole area rather than
@@ -96,7 +98,8 @@ prediction predictions classification detection segmentation estimation planning
 sampling scaling attention language languages vision image images video videos text texts
 graph graphs knowledge feature features architecture architectures algorithm algorithms
 objective objectives loss losses metric metrics agent agents environment environments
-policy policies reward rewards signal signals space spaces theory theories
+policy policies reward rewards signal signals space spaces theory theories research
+interpretation test tests
 """.split())
 
 # Nouns that never head a multi-word concept: "research significance", "ongoing

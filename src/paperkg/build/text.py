@@ -197,7 +197,7 @@ def _breaks(tok: str) -> bool:
     low = tok.lower().replace("’", "'")
     if low in _BREAK_WORDS or low.endswith(("'s", "'")):
         return True
-    if re.fullmatch(r"[0-9][0-9.,]*(?:%|[kmbt]|x|st|nd|rd|th)?|[0-9.,%]+", low):
+    if re.fullmatch(r"[0-9][0-9.,\-–/]*(?:%|[kmbt]|x|st|nd|rd|th)?|[0-9.,%]+", low):
         return True
     if len(low) > 4 and low.endswith("ly"):
         return low not in {"family", "anomaly", "assembly", "supply", "early", "monopoly"}
