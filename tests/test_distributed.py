@@ -1,16 +1,20 @@
 """Extraction on Dask distributed (issue #12), against real processes: a `dask scheduler`
 and two `dask worker`s on 127.0.0.1 started here, real ICLR 2025 records, the real MiniLM.
 
-The cluster's KG must equal the single-process KG (concepts, labels, mentions, ranks;
-scores to 1e-6) with other batch boundaries and another number of workers, also when one
-of the two workers is killed in the middle of the build; an unreachable scheduler fails in
-one line before any work; Ctrl-C leaves no process of the local cluster behind.
+The corpus counts done by the workers (keyword prior, corpus share) must equal the
+single-process counts; the cluster's KG must equal the single-process KG (concepts,
+labels, mentions, ranks; scores to 1e-6) with other batch boundaries and another number
+of workers, also when one of the two workers is killed in the middle of the build; an
+unreachable scheduler fails in one line before any work; Ctrl-C leaves no process of the
+local cluster behind. N_PAPERS records hold over 200 papers with author keywords, so the
+builds learn their own prior (on the cluster) and cut the few papers without keywords.
 """
 
 from __future__ import annotations
 
 import gzip
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -24,13 +28,18 @@ import numpy as np
 import psutil
 import pytest
 
+from paperkg.build.corpus import corpus_stats
+from paperkg.build.distributed import Cluster as BuildCluster
+from paperkg.build.ingest import read_papers
 from paperkg.build.pipeline import build_kg
+from paperkg.build.prior import MIN_OWN_KEYWORD_PAPERS, learn_prior, packaged_prior
+from paperkg.build.text import document_text
 from paperkg.progress import Reporter
 from paperkg.read.kg import open_kg
 from paperkg.settings import Settings
 from tests.conftest import CORPUS
 
-N_PAPERS = 200
+N_PAPERS = 250
 pytestmark = pytest.mark.skipif(not CORPUS.is_file(), reason=f"needs the corpus at {CORPUS}")
 ENV = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1"}
 
@@ -81,6 +90,10 @@ class Cluster:
         from distributed import Client
 
         return Client(self.address, timeout="60s", set_as_default=False)
+
+    def worker_addresses(self) -> list[str]:
+        with self.client() as client:
+            return list(client.scheduler_info(n_workers=-1)["workers"])
 
     def stop(self) -> None:
         for p in [*self.workers, self.scheduler]:
@@ -150,6 +163,43 @@ def assert_same_kg(a: Path, b: Path) -> None:
     assert va[0] == vb[0] and np.array_equal(va[1], vb[1])
 
 
+def test_the_workers_count_the_prior_and_the_corpus_share_as_one_process_does(
+    records: Path, cluster: Cluster, tmp_path: Path
+) -> None:
+    """Both passes of the prior and the corpus share, cut by the two workers and summed
+    by the client: the same counts and fingerprints, learned and packaged prior alike."""
+    from distributed import get_task_stream
+
+    papers = sorted(read_papers([records]).papers, key=lambda p: p.id)
+    without = [p for p in papers if not p.keywords]
+    assert sum(1 for p in papers if p.keywords) >= MIN_OWN_KEYWORD_PAPERS and without
+    here = learn_prior(papers, document_text)
+    stats_here = corpus_stats(papers, here)
+    packaged_here = corpus_stats(papers, packaged_prior())
+    ticks: list[int] = []
+    settings = Settings(cache_dir=tmp_path / "cache", dask_scheduler=cluster.address)
+    with BuildCluster(settings, Reporter(quiet=True)) as dask, \
+            get_task_stream(dask.client) as stream:
+        there = learn_prior(papers, document_text, tick=ticks.append, counter=dask)
+        stats_there = corpus_stats(papers, there, counter=dask)
+        packaged_there = corpus_stats(papers, packaged_prior(), counter=dask)
+    assert sum(ticks) == len(papers) - len(without)  # progress: every paper cut, once
+    assert here.papers == there.papers > 0
+    for name in ("keyword", "candidate", "both"):
+        mine, theirs = getattr(here, name), getattr(there, name)
+        assert len(mine) > 200 and mine == theirs, name
+    assert here.fingerprint() == there.fingerprint()
+    for a, b in ((stats_here, stats_there), (packaged_here, packaged_there)):
+        assert a.fingerprint == b.fingerprint
+        assert a.share.papers == b.share.papers == len(papers)
+        assert a.share.df == b.share.df
+    assert packaged_here.fingerprint != stats_here.fingerprint
+    # the cutting really ran on both workers, in several batches each
+    counted = [t for t in stream.data if str(t["key"]).startswith("paperkg-count_")]
+    assert {t["worker"] for t in counted} == set(cluster.worker_addresses())
+    assert len(counted) >= 8
+
+
 def test_a_cluster_with_a_worker_killed_mid_build_gives_the_single_process_kg(
     records: Path, single_kg: Path, cluster: Cluster, tmp_path: Path
 ) -> None:
@@ -181,6 +231,30 @@ def test_a_cluster_with_a_worker_killed_mid_build_gives_the_single_process_kg(
         assert len(client.scheduler_info(n_workers=-1)["workers"]) == 1
     assert manifest["counts"]["papers"] == N_PAPERS
     assert_same_kg(single_kg, tmp_path / "kg")
+
+
+@pytest.fixture(scope="module")
+def onnx_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """MiniLM exported to ONNX (fp32) once, copied into each build's cache below."""
+    from paperkg.build.onnx_embed import OnnxMiniLMEmbedder
+
+    embedder = OnnxMiniLMEmbedder(tmp_path_factory.mktemp("onnx"), quantize=False)
+    embedder.encode(["warm up"])
+    return embedder.target
+
+
+def test_an_onnx_build_on_two_local_workers_gives_the_single_process_kg(
+    records: Path, onnx_model: Path, tmp_path: Path
+) -> None:
+    """The onnx embedder batches texts of one token count only, and its workers run ONNX
+    Runtime on one thread each (this process on all cores): the same KG."""
+    for name, workers in (("single", 0), ("cluster", 2)):
+        cache = tmp_path / name / "cache"
+        shutil.copytree(onnx_model, cache / "models" / onnx_model.name)
+        build_kg([records], tmp_path / name / "kg",
+                 Settings(cache_dir=cache, embedder="onnx", workers=workers),
+                 reporter=Reporter(quiet=True))
+    assert_same_kg(tmp_path / "single" / "kg", tmp_path / "cluster" / "kg")
 
 
 def test_a_local_cluster_from_the_cli_gives_the_same_kg(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -110,6 +111,33 @@ def test_onnx_embedder_gives_minilms_vectors(minilm: MiniLMEmbedder, cache_dir: 
     exported = OnnxMiniLMEmbedder(cache_dir, quantize=False).encode(texts)
     assert exported.shape == reference.shape == (4, 384)
     assert (exported * reference).sum(axis=1).min() > 0.9999
+
+
+def test_onnx_vectors_do_not_depend_on_their_batch(cache_dir: Path) -> None:
+    """Batches hold texts of one token count only, so a text's vector is the same alone, in
+    a mixed list, in other batch sizes and at another thread count: the batches of a
+    distributed onnx build cannot change it (issue #12)."""
+    from paperkg.build.onnx_embed import OnnxMiniLMEmbedder
+
+    widths: list[set[int]] = []
+
+    class Watched(OnnxMiniLMEmbedder):  # the real embedder, noting each batch's lengths
+        def _run(self, session: Any, rows: list[list[int]]) -> np.ndarray:
+            widths.append({len(r) for r in rows})
+            return super()._run(session, rows)
+
+    abstracts = [clean_text(a) for a in seed_abstracts()[:6]]
+    phrases = sorted({c.text for a in abstracts for c in candidates(a)})
+    texts = phrases + abstracts
+    together = Watched(cache_dir, quantize=False, threads=2).encode(texts)
+    assert len(widths) > 3 and all(len(w) == 1 for w in widths)  # never a padded batch
+    assert len({w for ws in widths for w in ws}) > 3  # phrases and abstracts of many lengths
+    small = OnnxMiniLMEmbedder(cache_dir, quantize=False, threads=1, max_tokens=40)
+    alone = np.vstack([small.encode([t]) for t in abstracts + phrases[:20]])
+    assert np.array_equal(alone, together[[*range(len(phrases), len(texts)), *range(20)]])
+    shuffled = list(range(len(texts)))[::-3] + list(range(len(texts)))[1::3]
+    again = small.encode([texts[i] for i in shuffled])
+    assert np.array_equal(again, together[shuffled])
 
 
 def test_static_embedder_is_distilled_offline_and_sensible(cache_dir: Path) -> None:

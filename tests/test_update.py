@@ -1,6 +1,8 @@
-"""A KG is a function of its papers and settings: whatever the cache holds, and however it
-was reached (one build, or a build plus `add`/`remove`). Real ICLR 2025 records, the static
-embedder, real stores; every KG compared triple by triple with a from-scratch build."""
+"""A KG is a function of its papers, settings and corpus statistics: whatever the cache
+holds, and however it was reached (one build, or a build plus `add`/`remove`). A default
+update equals a from-scratch build under the KG's stored statistics (`--statistics-from`);
+one that relearns them equals a plain build. Real ICLR 2025 records, the static embedder,
+real stores; every KG compared triple by triple with a from-scratch build."""
 
 from __future__ import annotations
 
@@ -15,9 +17,10 @@ import pyoxigraph as ox
 import pytest
 
 from paperkg.build.pipeline import build_kg
+from paperkg.build.statistics import load_epoch, read_results
 from paperkg.build.update import update_kg
 from paperkg.errors import UsageError
-from paperkg.kgdir import GRAPH, MERGES, STORE, load_graph
+from paperkg.kgdir import GRAPH, MERGES, RANKED, STATISTICS, STORE, load_graph
 from paperkg.progress import Reporter
 from paperkg.settings import Settings, default_cache_dir
 from tests.conftest import CORPUS
@@ -34,6 +37,7 @@ def _records(n: int) -> list[str]:
 
 
 RECORDS = _records(DPO_DEFINER + 1) if CORPUS.is_file() else []
+DPO_INPUT = "papers.jsonl"  # the first 100 records: the base KG
 
 
 def _write(path: Path, lines: list[str]) -> Path:
@@ -46,7 +50,7 @@ def _quiet() -> Reporter:
     return Reporter(stream=open(os.devnull, "w"), quiet=True)  # noqa: SIM115
 
 
-def _settings(cache: Path) -> Settings:
+def _settings(cache: Path, statistics_from: Path | None = None) -> Settings:
     """Static embedder, a private cache, the distilled model shared with the user's cache
     (distilling it takes minutes, and it is the same model)."""
     models = default_cache_dir() / "models"
@@ -54,7 +58,7 @@ def _settings(cache: Path) -> Settings:
     cache.mkdir(parents=True, exist_ok=True)
     if not (cache / "models").exists():
         (cache / "models").symlink_to(models)
-    return Settings(embedder="static", cache_dir=cache)
+    return Settings(embedder="static", cache_dir=cache, statistics_from=statistics_from)
 
 
 def _triples(kg: Path) -> set[str]:
@@ -121,18 +125,48 @@ def test_a_partly_filled_cache_gives_the_cold_build(work: Path) -> None:
         assert_same_kg(work / f"partial-{keep}", work / "cold")
 
 
-def test_add_equals_a_fresh_build_and_changes_a_merge_elsewhere(work: Path, base: Path) -> None:
-    """Adding one paper that defines "DPO" re-decides the merge of "DPO" in another paper."""
+def test_add_under_the_stored_statistics_equals_a_build_under_them(work: Path, base: Path
+                                                                    ) -> None:
+    """Default `add`: the new paper is ranked under the KG's statistics, the others keep
+    their stored concepts, and the merge votes still see every paper: adding a paper that
+    defines "DPO" re-decides the merge of "DPO" in another paper. Equal, triple by triple,
+    to `build --statistics-from` of the same papers."""
     assert _dpo_concept(base, DPO_USER) == "DPO"
     kg = _copy(base, "added")
     new = _write(work / "b" / "new.jsonl", [RECORDS[DPO_DEFINER]])
     manifest = update_kg(kg, add=[new], settings=_settings(work / "cache"), reporter=_quiet())
     assert manifest["update"]["added"] == 1 and manifest["counts"]["papers"] == 101
+    assert manifest["update"]["statistics"] == "stored"
     assert manifest["update"]["triples_added"] > 0 and manifest["update"]["triples_removed"] > 0
+    assert manifest["statistics"]["new_since"] == 1 and not manifest["statistics"]["stale"]
     assert _dpo_concept(kg, DPO_USER).lower() == "direct preference optimization"
-    build_kg([work / "a" / "papers.jsonl", new], work / "scratch-added",
+    # the statistics are the base KG's, byte for byte; the old papers' results are kept
+    assert (kg / STATISTICS).read_bytes() == (base / STATISTICS).read_bytes()
+    before, after = read_results(base), read_results(kg)
+    assert before is not None and after is not None
+    assert all(after[i].ranked == r.ranked for i, r in before.items())
+    build_kg([work / "a" / DPO_INPUT, new], work / "scratch-stats-added",
+             _settings(work / "cache", statistics_from=base), reporter=_quiet())
+    assert_same_kg(kg, work / "scratch-stats-added")
+
+
+def test_relearning_add_equals_a_plain_build(work: Path, base: Path) -> None:
+    """`add --relearn-statistics`: the statistics learned again from all papers, every
+    paper re-ranked: the KG a from-scratch build gives, and a new epoch."""
+    kg = _copy(base, "relearned")
+    new = _write(work / "b" / "new.jsonl", [RECORDS[DPO_DEFINER]])
+    manifest = update_kg(kg, add=[new], settings=_settings(work / "cache"), reporter=_quiet(),
+                         relearn=True)
+    assert manifest["update"]["statistics"] == "relearned"
+    assert manifest["statistics"]["papers"] == 101 and manifest["statistics"]["new_since"] == 0
+    assert _dpo_concept(kg, DPO_USER).lower() == "direct preference optimization"
+    build_kg([work / "a" / DPO_INPUT, new], work / "scratch-added",
              _settings(work / "cache"), reporter=_quiet())
     assert_same_kg(kg, work / "scratch-added")
+    # the statistics differ from the base KG's: what a default add would not have changed
+    old_epoch, new_epoch = load_epoch(base), load_epoch(kg)
+    assert old_epoch is not None and new_epoch is not None
+    assert new_epoch.corpus != old_epoch.corpus
 
 
 def test_a_changed_paper_is_replaced_as_a_fresh_build_would(work: Path, base: Path) -> None:
@@ -146,20 +180,92 @@ def test_a_changed_paper_is_replaced_as_a_fresh_build_would(work: Path, base: Pa
     manifest = update_kg(kg, add=[_write(work / "d" / "papers.jsonl", [changed])],
                          settings=_settings(work / "cache"), reporter=_quiet())
     assert manifest["update"]["changed"] == 1 and manifest["update"]["added"] == 0
+    assert manifest["statistics"]["new_since"] == 1
     assert _dpo_concept(kg, DPO_USER).lower() == "direct preference optimization"
     scratch_input = _write(work / "e" / "papers.jsonl", [changed, *RECORDS[1:100]])
-    build_kg([scratch_input], work / "scratch-changed", _settings(work / "cache"),
-             reporter=_quiet())
+    build_kg([scratch_input], work / "scratch-changed",
+             _settings(work / "cache", statistics_from=base), reporter=_quiet())
     assert_same_kg(kg, work / "scratch-changed")
 
 
 def test_remove_equals_a_fresh_build_of_the_rest(work: Path, base: Path) -> None:
-    kg = _copy(base, "removed")
+    """Under the stored statistics (== `--statistics-from`), and relearned (== a plain
+    build of the rest)."""
     gone = [json.loads(line)["id"] for line in RECORDS[80:100]]
+    rest = _write(work / "f" / "papers.jsonl", RECORDS[:80])
+    kg = _copy(base, "removed")
     manifest = update_kg(kg, remove=gone, settings=_settings(work / "cache"), reporter=_quiet())
     assert manifest["counts"]["papers"] == 80 and manifest["update"]["removed"] == 20
-    build_kg([_write(work / "f" / "papers.jsonl", RECORDS[:80])], work / "scratch-removed",
-             _settings(work / "cache"), reporter=_quiet())
+    build_kg([rest], work / "scratch-stats-removed",
+             _settings(work / "cache", statistics_from=base), reporter=_quiet())
+    assert_same_kg(kg, work / "scratch-stats-removed")
+    kg = _copy(base, "removed-relearned")
+    update_kg(kg, remove=gone, settings=_settings(work / "cache"), reporter=_quiet(),
+              relearn=True)
+    build_kg([rest], work / "scratch-removed", _settings(work / "cache"), reporter=_quiet())
     assert_same_kg(kg, work / "scratch-removed")
     with pytest.raises(UsageError, match="no paper with id 'nope'"):
         update_kg(kg, remove=["nope"], settings=_settings(work / "cache"), reporter=_quiet())
+
+
+def test_many_new_papers_ask_for_new_statistics(work: Path, base: Path) -> None:
+    """Over 10 % of the papers not counted in the statistics: the manifest says so and
+    `add` prints a hint; relearning (no new input) clears it. A KG without stored
+    statistics (an older build) relearns them."""
+    from paperkg.cli import main
+
+    kg = _copy(base, "stale")
+    more = _write(work / "g" / "more.jsonl", RECORDS[100:112])
+    proc = _cli(main, ["add", "--kg", str(kg), str(more), "--embedder", "static",
+                       "--cache-dir", str(work / "cache")])
+    assert "hint: 12 of 112 papers are new since the corpus statistics were learned" in proc
+    assert "--relearn-statistics" in proc
+    manifest = update_kg(kg, settings=_settings(work / "cache"), reporter=_quiet(),
+                         relearn=True)
+    assert manifest["statistics"] == {**manifest["statistics"], "papers": 112,
+                                      "new_since": 0, "stale": False}
+    old = _copy(base, "older")
+    (old / STATISTICS).unlink()
+    (old / RANKED).unlink()
+    update_kg(old, add=[more], settings=_settings(work / "cache"), reporter=_quiet())
+    assert_same_kg(old, kg)  # both relearned from the same 112 papers
+    bare = _copy(base, "bare")
+    (bare / STATISTICS).unlink()
+    with pytest.raises(UsageError, match="has no statistics.json.gz"):
+        build_kg([more], work / "nope", _settings(work / "cache", statistics_from=bare),
+                 reporter=_quiet())
+
+
+def _cli(main: object, argv: list[str]) -> str:
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        assert callable(main) and main(argv) == 0
+    return out.getvalue()
+
+
+def test_another_extractor_relearns(work: Path, base: Path) -> None:
+    """Stored results made by another extractor (here: other settings) are not kept: the
+    update relearns and re-ranks, and equals a plain build with those settings."""
+    from dataclasses import replace
+
+    kg = _copy(base, "top5")
+    new = _write(work / "b" / "new.jsonl", [RECORDS[DPO_DEFINER]])
+    settings = replace(_settings(work / "cache"), top_n=5)
+    manifest = update_kg(kg, add=[new], settings=settings, reporter=_quiet())
+    assert manifest["update"]["statistics"] == "relearned"
+    build_kg([work / "a" / DPO_INPUT, new], work / "scratch-top5", settings, reporter=_quiet())
+    assert_same_kg(kg, work / "scratch-top5")
+
+
+def test_add_then_remove_gives_the_kg_back(work: Path, base: Path) -> None:
+    """Under the stored statistics, adding papers and removing them again is the base KG,
+    triple for triple (authors the new papers share with old ones keep their names)."""
+    kg = _copy(base, "round-trip")
+    more = _write(work / "h" / "more.jsonl", RECORDS[100:130])
+    update_kg(kg, add=[more], settings=_settings(work / "cache"), reporter=_quiet())
+    gone = [json.loads(line)["id"] for line in RECORDS[100:130]]
+    update_kg(kg, remove=gone, settings=_settings(work / "cache"), reporter=_quiet())
+    assert_same_kg(kg, base)

@@ -49,16 +49,25 @@ def _build_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                    help="keep valid records; write rejected ones to KG_DIR/rejects.jsonl")
     add_arguments(c, BUILD_SETTINGS)
 
+    # an update ranks under the KG's own statistics (or relearns them), never another's
+    update_settings = tuple(n for n in BUILD_SETTINGS if n != "statistics_from")
+    relearn = ("relearn the corpus statistics (keyword prior, corpus share) from all the "
+               "KG's papers and extract every paper again: the KG a plain build gives (by "
+               "default new and changed papers are ranked under the KG's stored statistics "
+               "and the others keep their concepts)")
     c = sub.add_parser("add", help="add papers to a KG (or replace changed ones, same id) "
                                    "without a rebuild")
-    c.add_argument("inputs", nargs="+", type=Path, metavar="INPUT")
+    c.add_argument("inputs", nargs="*", type=Path, metavar="INPUT",
+                   help="papers to add (none: only --relearn-statistics)")
     c.add_argument("--skip-invalid", action="store_true",
                    help="keep valid records; write rejected ones to KG_DIR/rejects.jsonl")
-    add_arguments(c, BUILD_SETTINGS)
+    c.add_argument("--relearn-statistics", action="store_true", help=relearn)
+    add_arguments(c, update_settings)
 
     c = sub.add_parser("remove", help="remove papers from a KG by id, without a rebuild")
     c.add_argument("ids", nargs="+", metavar="ID")
-    add_arguments(c, BUILD_SETTINGS)
+    c.add_argument("--relearn-statistics", action="store_true", help=relearn)
+    add_arguments(c, update_settings)
 
     c = sub.add_parser("demo", help="build the demo corpus (38 abstracts) into ./kg and show "
                                     "what is in it")

@@ -88,22 +88,38 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_add(args: argparse.Namespace, settings: Settings) -> int:
     from paperkg.build.update import update_kg
 
+    if not args.inputs and not args.relearn_statistics:
+        raise UsageError("give the input files to add (or --relearn-statistics alone to "
+                         "relearn the corpus statistics)")
     _check_inputs(args.inputs)
     manifest = update_kg(settings.kg, add=args.inputs, settings=settings,
-                         skip_invalid=args.skip_invalid)
+                         skip_invalid=args.skip_invalid, relearn=args.relearn_statistics)
     u = manifest["update"]
     print(f"updated {settings.kg}: {u['added']} added, {u['changed']} changed; "
           f"{_summary(manifest)}")
+    _statistics_hint(settings.kg, manifest)
     return 0
 
 
 def cmd_remove(args: argparse.Namespace, settings: Settings) -> int:
     from paperkg.build.update import update_kg
 
-    manifest = update_kg(settings.kg, remove=args.ids, settings=settings)
+    manifest = update_kg(settings.kg, remove=args.ids, settings=settings,
+                         relearn=args.relearn_statistics)
     print(f"updated {settings.kg}: {manifest['update']['removed']} removed; "
           f"{_summary(manifest)}")
+    _statistics_hint(settings.kg, manifest)
     return 0
+
+
+def _statistics_hint(kg: Path, manifest: dict[str, Any]) -> None:
+    """One line when many of the KG's papers were not counted in its statistics."""
+    st = manifest.get("statistics") or {}
+    if st.get("stale"):
+        print(f"hint: {st['new_since']} of {manifest['counts']['papers']} papers are new "
+              f"since the corpus statistics were learned ({st['papers']} papers, "
+              f"{st['learned_at']}); relearn them with 'paperkg add --kg {kg} "
+              "--relearn-statistics'")
 
 
 def cmd_fetch(args: argparse.Namespace, settings: Settings) -> int:

@@ -68,6 +68,10 @@ class Settings:
         DIVERSITY, "MMR diversity, 0 (none) to 1 (most); 0.1 keeps near-duplicates apart at "
         "little cost to keyword F1 (bench/fit_ranker.py)", "build")
     no_cache: bool = _opt(False, "do not read or write the embedding cache", "build")
+    statistics_from: Path = _opt(
+        None, "build: rank every paper under the corpus statistics (keyword prior, corpus "
+        "share) stored in this KG directory instead of learning them from the input; the "
+        "result is what 'paperkg add' to that KG gives", "build")
     store: str = _opt(
         "", "URL of a SPARQL 1.1 query endpoint to keep the KG in instead of the embedded "
         "store (build; add/remove and readers follow the KG's manifest); credentials only "

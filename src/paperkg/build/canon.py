@@ -17,12 +17,13 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from paperkg.build.hierarchy import Topic, broader_of, topics
 from paperkg.build.ingest import Paper
-from paperkg.build.kinds import paper_roles, vote_kind
+from paperkg.build.kinds import PaperRoles, paper_roles, vote_kind
 from paperkg.build.labels import NameEvidence, preferred_label
 from paperkg.build.terms import Abbreviation, abbreviations, term_key
 from paperkg.build.text import clean_text, document_text
@@ -30,10 +31,13 @@ from paperkg.build.variants import compact, variant_targets
 from paperkg.lexicon import is_acronym
 from paperkg.vocab import slugify
 
-__all__ = ["Concept", "ConceptScheme", "Mention", "Merge", "build_scheme", "concept_key",
-           "slugify"]
+__all__ = ["Concept", "ConceptScheme", "Mention", "Merge", "TextFacts", "build_scheme",
+           "concept_key", "slugify", "text_facts"]
 
 concept_key = term_key  # the merge key, under the name the rest of the code knows
+# the same phrases recur across papers; keying and scanning them once per process saves
+# seconds of every full-corpus scheme (and of every `paperkg add`)
+_key = lru_cache(maxsize=1 << 18)(term_key)
 UNAMBIGUOUS_SHARE = 0.8
 
 
@@ -83,6 +87,7 @@ class ConceptScheme:
     topics: list[Topic] = field(default_factory=list)
 
 
+@lru_cache(maxsize=1 << 18)
 def _has_acronym(surface: str) -> bool:
     return any(is_acronym(w) for w in surface.split())
 
@@ -94,7 +99,7 @@ class _Resolver:
     """Maps a paper's surface form to its concept key, remembering why."""
 
     def __init__(self, defs: Mapping[str, list[Abbreviation]]) -> None:
-        self.local = {pid: {term_key(a.short): term_key(a.long) for a in ab}
+        self.local = {pid: {_key(a.short): _key(a.long) for a in ab}
                       for pid, ab in defs.items()}
         votes: dict[str, Counter[str]] = defaultdict(Counter)
         spellings: dict[str, Counter[str]] = defaultdict(Counter)
@@ -103,7 +108,7 @@ class _Resolver:
         self.long_form: dict[str, str] = {}
         for pid, ab in sorted(defs.items()):
             for a in ab:
-                short, long = term_key(a.short), term_key(a.long)
+                short, long = _key(a.short), _key(a.long)
                 votes[short][_compact(long)] += 1
                 spellings[_compact(long)][long] += 1
                 self.short_forms[short][a.short] += 1
@@ -117,7 +122,7 @@ class _Resolver:
                 self.glob[short] = spellings[compact].most_common(1)[0][0]
 
     def resolve(self, paper_id: str, surface: str) -> tuple[str, Merge | None]:
-        key = term_key(surface)
+        key = _key(surface)
         if not _has_acronym(surface):
             return key, None
         local = self.local.get(paper_id, {}).get(key)
@@ -173,20 +178,59 @@ def _merge_variants(
         linked[pid] = out
 
 
+@dataclass(frozen=True, slots=True)
+class TextFacts:
+    """What the scheme reads from one paper's text: the abbreviations it defines and the
+    names it proposes or evaluates on. A function of the text alone, so an update keeps
+    an unchanged paper's (`build.statistics` stores them)."""
+
+    defs: list[Abbreviation]
+    roles: PaperRoles
+
+
+def text_facts(paper: Paper) -> TextFacts:
+    text = document_text(paper)
+    defs = abbreviations(text)
+    return TextFacts(defs, paper_roles(text, defs))
+
+
+class _Abstracts(Mapping[str, str]):
+    """Clean abstracts by paper id, each cleaned when first asked for: label casing reads
+    only the papers that write a concept with capitals."""
+
+    def __init__(self, papers: Sequence[Paper]) -> None:
+        self._papers = {p.id: p for p in papers}
+        self._done: dict[str, str] = {}
+
+    def __getitem__(self, pid: str) -> str:
+        text = self._done.get(pid)
+        if text is None:
+            text = self._done[pid] = clean_text(self._papers[pid].abstract)
+        return text
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._papers)
+
+    def __len__(self) -> int:
+        return len(self._papers)
+
+
 def build_scheme(
     extracted: Mapping[str, Sequence[tuple[str, float]]],
     papers: Sequence[Paper] = (),
+    facts: Mapping[str, TextFacts] | None = None,
 ) -> ConceptScheme:
     """Group every paper's ranked (phrase, score) list into concepts and mentions.
 
-    With `papers` (their texts), abbreviations, kinds and roles are read from the text;
-    without, only spelling variants merge.
+    With `papers` (their texts), abbreviations, kinds and roles are read from the text
+    (or taken from `facts`, by paper id: `text_facts` of the same text); without, only
+    spelling variants merge.
     """
-    texts = {p.id: document_text(p) for p in papers}
-    defs = {pid: abbreviations(t) for pid, t in texts.items()}
-    roles = {pid: paper_roles(t, defs[pid]) for pid, t in texts.items()}
+    read = {p.id: facts[p.id] if facts and p.id in facts else text_facts(p) for p in papers}
+    defs = {pid: f.defs for pid, f in read.items()}
+    roles = {pid: f.roles for pid, f in read.items()}
     resolver = _Resolver(defs)
-    names = NameEvidence({p.id: clean_text(p.abstract) for p in papers})
+    names = NameEvidence(_Abstracts(papers))
 
     linked: dict[str, list[tuple[str, str, float, str, Merge | None]]] = {}
     for paper_id, phrases in extracted.items():

@@ -12,16 +12,18 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from paperkg.build.counts import SERIAL, Counts, MapSum
 from paperkg.build.extract import CorpusShare
 from paperkg.build.ingest import Paper
-from paperkg.build.prior import KeywordPrior
-from paperkg.build.terms import term_key
-from paperkg.build.text import MAX_WORDS, candidates, document_text
+from paperkg.build.prior import KeywordPrior, candidate_keys
+from paperkg.build.text import MAX_WORDS, KnownTerms, document_text
 
-__all__ = ["CorpusStats", "corpus_stats"]
+__all__ = ["CorpusStats", "corpus_stats", "count_share"]
+
+Stage = Callable[[str, int], Callable[[int], None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +36,8 @@ class CorpusStats:
 
 
 def corpus_stats(
-    papers: Sequence[Paper], prior: KeywordPrior | None, max_words: int = MAX_WORDS
+    papers: Sequence[Paper], prior: KeywordPrior | None, max_words: int = MAX_WORDS,
+    stage: Stage | None = None, counter: MapSum | None = None,
 ) -> CorpusStats:
     """The corpus share of `papers` (all of them), with the prior it was counted under.
 
@@ -42,6 +45,8 @@ def corpus_stats(
     the candidate keys its abstract offers (with the same known terms and the same
     cutting), so only the papers without keywords are cut here: a warm build does not
     re-cut the whole corpus. A packaged prior counted another corpus: all are cut.
+    `counter` cuts them (None: in this process; a cluster gives the same counts), under
+    a progress `stage` (`Reporter.stage`).
     """
     known = prior.known() if prior else None
     df: Counter[str] = Counter()
@@ -51,10 +56,17 @@ def corpus_stats(
         df.update(prior.candidate)
         rest = [p for p in papers if not p.keywords]
         h.update(prior.fingerprint().encode())
-    own: Counter[str] = Counter()
-    for p in rest:
-        own.update({term_key(c.text) for c in candidates(document_text(p), max_words, known)})
+    tick = stage("corpus share", len(rest)) if stage else None
+    (own,) = (counter or SERIAL).map_sum(count_share, rest, (max_words, known), tick)
     for key in sorted(own):
         h.update(f"{key}\t{own[key]}\n".encode())
     df.update(own)
     return CorpusStats(prior, CorpusShare.from_counts(df, len(papers)), h.hexdigest()[:16])
+
+
+def count_share(papers: Sequence[Paper], max_words: int, known: KnownTerms | None) -> Counts:
+    """One batch: papers offering each term key as a candidate."""
+    own: Counter[str] = Counter()
+    for p in papers:
+        own.update(candidate_keys(document_text(p), max_words, known))
+    return (own,)

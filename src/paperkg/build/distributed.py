@@ -1,16 +1,19 @@
-"""The per-paper step of a build on Dask distributed: papers in batches out to workers,
-ranked concepts back to the client.
+"""A build on Dask distributed: the corpus counts and the per-paper step, in batches of
+papers out to workers, their results back to the client.
 
-A paper's ranking is a function of its text, the settings, the model and the corpus
-statistics (`build.corpus`); the client computes those statistics once, over the whole
-corpus, and scatters them to every worker, so a result cannot depend on which worker
-ranked a paper or on how the papers were cut into batches. Everything corpus-wide (the
-keyword prior, merges, weights, topics) stays on the client. Each worker process loads the
-model once (`ModelPlugin`); the extraction cache is written by the client alone, and the
-embedding cache's writes are atomic per shard, so several workers can share it.
+One `Cluster` serves a whole build: its client is opened on first use and closed with the
+build. First the corpus counts behind the keyword prior and the corpus share
+(`build.counts`): each worker counts the candidate keys of a batch of abstracts and the
+client only sums the Counters, so the counts are those of one process. Then the ranking:
+a paper's concepts are a function of its text, the settings, the model and those corpus
+statistics, which the client scatters to every worker, so a result cannot depend on which
+worker ranked a paper or on how the papers were cut into batches. Merges, weights and
+topics stay on the client. Each worker process loads the model once (`ModelPlugin`); the
+extraction cache is written by the client alone, and the embedding cache's writes are
+atomic per shard, so several workers can share it.
 
 Dask does the rest: a lost worker's batches are rerun elsewhere (its tasks are pure; the
-scattered statistics are replicated to every worker), `as_completed` feeds the progress
+scattered arguments are replicated to every worker), `as_completed` feeds the progress
 bar, and a local cluster lives in a `with` block, so Ctrl-C shuts it down.
 """
 
@@ -19,8 +22,8 @@ from __future__ import annotations
 import logging
 import threading
 import uuid
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from distributed.diagnostics.plugin import WorkerPlugin
 
+from paperkg.build.counts import CountBatch, Counts, add_counts
 from paperkg.build.embed import Embedder, make_embedder
 from paperkg.build.extract import ExtractSettings
 from paperkg.build.ingest import Paper
@@ -38,9 +42,10 @@ from paperkg.progress import Reporter
 from paperkg.settings import Settings
 
 if TYPE_CHECKING:
-    from distributed import Client
+    from distributed import Client, Future
 
-__all__ = ["KnownVectors", "ModelPlugin", "check_cluster", "extract_on_cluster", "open_client"]
+__all__ = ["Cluster", "KnownVectors", "ModelPlugin", "check_cluster", "extract_on_cluster",
+           "open_client"]
 
 Ranked = list[tuple[str, float]]
 BatchResult = tuple[dict[str, Ranked], dict[str, np.ndarray]]
@@ -48,6 +53,9 @@ BatchResult = tuple[dict[str, Ranked], dict[str, np.ndarray]]
 CONNECT_TIMEOUT = "10s"
 WORKER_WAIT_S = 30.0
 MAX_BATCH = 64  # papers per task: big enough that the scheduler's ~ms per task is noise
+COUNT_BATCH = 512  # abstracts per counting task (~3 ms each to cut)
+IN_FLIGHT = 4  # batches per worker submitted at a time: the scheduler never holds a
+# million abstracts at once, and every worker always has its next batch
 
 
 def check_cluster(settings: Settings) -> None:
@@ -193,6 +201,109 @@ def rank_batch(papers: Sequence[Paper], job: _Job) -> BatchResult:
 
 # -- the client side --------------------------------------------------------------------
 
+class Cluster:
+    """The build's Dask client, for the corpus counts and then the extraction: opened (a
+    local cluster started) by `with`, closed at the block's end, whatever happens."""
+
+    def __init__(self, settings: Settings, rep: Reporter) -> None:
+        self.settings, self.rep = settings, rep
+        self._stack = ExitStack()
+        self._client: Client | None = None
+        self._model = False
+
+    def __enter__(self) -> Cluster:
+        self._client = self._stack.enter_context(open_client(self.settings, self.rep))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._client = None
+        self._stack.close()
+
+    @property
+    def client(self) -> Client:
+        if self._client is None:
+            raise RuntimeError("the cluster is used outside its `with` block")
+        return self._client
+
+    def workers(self) -> int:
+        return len(self.client.scheduler_info(n_workers=-1)["workers"])
+
+    def load_model(self) -> None:
+        """Every worker loads the embedder's model, once per build (and as it joins)."""
+        if not self._model:
+            self.rep.step(f"loading the {self.settings.embedder} model on {self.workers()} "
+                          "Dask worker(s)")
+            self.client.register_plugin(ModelPlugin(self.settings.embedder,
+                                                    self.settings.cache))
+            self._model = True
+
+    def map_sum(self, fn: CountBatch, items: Sequence[Any], shared: tuple[Any, ...] = (),
+                tick: Callable[[int], None] | None = None) -> Counts:
+        """`build.counts.MapSum` on the workers: each counts batches of `items`, the client
+        sums the Counters as they come back."""
+        client = self.client
+        total = fn(items[:0], *shared)
+        if not items:
+            return total
+        size = max(1, min(COUNT_BATCH, -(-len(items) // (4 * self.workers()))))
+        starts = range(0, len(items), size)
+        [args] = client.scatter([shared], broadcast=True, hash=False)
+        run = f"paperkg-{fn.__name__}-{uuid.uuid4().hex[:8]}"
+
+        def submit(i: int) -> Future:
+            return client.submit(count_batch, fn, items[starts[i]:starts[i] + size], args,
+                                 key=f"{run}-{i}", pure=False)
+
+        try:
+            for i, part in self._stream(submit, len(starts)):
+                add_counts(total, part)
+                if tick:
+                    tick(min(size, len(items) - starts[i]))
+        finally:
+            args.release()
+        return total
+
+    def _stream(self, submit: Callable[[int], Future], n: int) -> Iterator[tuple[int, Any]]:
+        """(i, result) of batches 0..n-1 as they finish, IN_FLIGHT per worker submitted at
+        a time; a batch whose workers keep dying ends the build with one clear line, and
+        whatever is left is cancelled on the way out (an error, Ctrl-C)."""
+        from distributed import as_completed
+        from distributed.client import FutureCancelledError
+        from distributed.scheduler import KilledWorker
+
+        window = max(IN_FLIGHT * self.workers(), 2)
+        pending: dict[Any, tuple[int, Future]] = {}
+
+        def send(i: int) -> Future:
+            future = submit(i)
+            pending[future.key] = (i, future)
+            return future
+
+        running = as_completed([send(i) for i in range(min(window, n))])
+        sent = min(window, n)
+        try:
+            for future in running:
+                i, _ = pending.pop(future.key)
+                result = future.result()
+                future.release()
+                if sent < n:
+                    running.add(send(sent))
+                    sent += 1
+                yield i, result
+        except (KilledWorker, FutureCancelledError) as err:
+            raise BuildError(f"the Dask cluster could not finish the build ({err}); its "
+                             "workers keep dying: check their logs and memory") from None
+        finally:
+            running.clear()
+            if pending:
+                self.client.cancel([f for _, f in pending.values()])
+
+
+def count_batch(fn: CountBatch, batch: Sequence[Any], shared: tuple[Any, ...]) -> Counts:
+    """A worker's counting task: one batch of a `map_sum`."""
+    return fn(batch, *shared)
+
+
 class KnownVectors:
     """The client's embedder, answering from the vectors the workers sent back first."""
 
@@ -222,38 +333,35 @@ def batches(papers: Sequence[Paper], workers: int, size: int | None = None
 def extract_on_cluster(
     todo: Sequence[Paper], embedder: Embedder, ext: ExtractSettings, stats: Any,
     rep: Reporter, settings: Settings, batch_size: int | None = None,
+    cluster: Cluster | None = None,
 ) -> tuple[dict[str, Ranked], Embedder]:
-    """Ranked concepts per paper id, computed on the cluster the settings name, and the
-    client's embedder wrapped so that it knows the abstracts' vectors."""
-    from distributed import as_completed
-    from distributed.client import FutureCancelledError
-    from distributed.scheduler import KilledWorker
+    """Ranked concepts per paper id, computed on the build's `cluster` (else on one opened
+    for this step from `settings`), and the client's embedder wrapped so that it knows
+    the abstracts' vectors."""
+    if cluster is None:
+        with Cluster(settings, rep) as opened:
+            return extract_on_cluster(todo, embedder, ext, stats, rep, settings, batch_size,
+                                      opened)
+    client = cluster.client
+    cluster.load_model()
+    [job] = client.scatter([_Job(ext, stats, settings.embedder, settings.cache)],
+                           broadcast=True, hash=False)
+    parts = batches(todo, cluster.workers(), batch_size)
+    run = f"paperkg-rank-{uuid.uuid4().hex[:8]}"
+    rep.step(f"extracting {len(todo)} papers in {len(parts)} batches on the cluster")
 
-    with open_client(settings, rep) as client:
-        n_workers = len(client.scheduler_info(n_workers=-1)["workers"])
-        rep.step(f"loading the {settings.embedder} model on {n_workers} Dask worker(s)")
-        client.register_plugin(ModelPlugin(settings.embedder, settings.cache))
-        job = client.scatter(_Job(ext, stats, settings.embedder, settings.cache),
-                             broadcast=True, hash=False)
-        parts = batches(todo, n_workers, batch_size)
-        run = uuid.uuid4().hex[:8]
-        rep.step(f"extracting {len(todo)} papers in {len(parts)} batches on the cluster")
-        futures = [client.submit(rank_batch, part, job, key=f"paperkg-rank-{run}-{i}",
-                                 pure=False) for i, part in enumerate(parts)]
-        tick = rep.stage("extract (cluster)", len(todo))
-        ranked: dict[str, Ranked] = {}
-        vectors: dict[str, np.ndarray] = {}
-        try:
-            for future in as_completed(futures):
-                part, vecs = future.result()
-                ranked.update(part)
-                vectors.update(vecs)
-                tick(len(part))
-                future.release()
-        except (KilledWorker, FutureCancelledError) as err:
-            raise BuildError(f"the Dask cluster could not finish the extraction ({err}); "
-                             "its workers keep dying: check their logs and memory") from None
-        finally:
-            client.cancel(futures)
-        rep.close()
+    def submit(i: int) -> Future:
+        return client.submit(rank_batch, parts[i], job, key=f"{run}-{i}", pure=False)
+
+    tick = rep.stage("extract (cluster)", len(todo))
+    ranked: dict[str, Ranked] = {}
+    vectors: dict[str, np.ndarray] = {}
+    try:
+        for _, (part, vecs) in cluster._stream(submit, len(parts)):
+            ranked.update(part)
+            vectors.update(vecs)
+            tick(len(part))
+    finally:
+        job.release()
+    rep.close()
     return ranked, KnownVectors(embedder, vectors)

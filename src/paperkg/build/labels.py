@@ -13,37 +13,78 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 from paperkg.lexicon import is_acronym, is_common_word
 
 __all__ = ["NameEvidence", "preferred_label", "prose_case"]
 
 _SENTENCE_END = re.compile(r"[.!?:;]\s*$")
+_WORD = re.compile(r"[^\W_]+")
+_PAREN = re.compile(r"\s*\(")
 _IN_DEFINITION = re.compile(r"(?:[\s-]+[A-Z][\w-]*)*\s*\((?=[A-Z])")
+
+
+def _wordlike(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
 
 
 class NameEvidence:
     """How the papers that use a phrase write it where no sentence starts: mostly with
-    its capitals ("we propose Dynamic Prompt Corruption, which") makes it a name."""
+    its capitals ("we propose Dynamic Prompt Corruption, which") makes it a name.
+
+    Occurrences are found with `str.find` on each text's lower case (kept per paper), not
+    a regular expression per spelling: a full corpus asks about some 30,000 spellings."""
 
     def __init__(self, texts: Mapping[str, str]) -> None:
         self.texts = texts
+        #: per paper: its lower-cased text and where each of its words starts
+        self._index: dict[str, tuple[str, dict[str, list[int]]]] = {}
 
-    def is_name(self, form: str, papers: Iterable[str]) -> bool:
-        # a definition ("Decision Trees (DTs)") is capitalised by convention: not counted
-        pattern = re.compile(r"(?<![\w-])" + re.escape(form) + r"(?![\w-])(?!\s*\()",
-                             re.IGNORECASE)
-        capital = lower = 0
+    def _indexed(self, pid: str) -> tuple[str, dict[str, list[int]]]:
+        found = self._index.get(pid)
+        if found is None:
+            low = self.texts.get(pid, "").lower()
+            starts: dict[str, list[int]] = {}
+            for m in _WORD.finditer(low):
+                starts.setdefault(m.group(0), []).append(m.start())
+            found = self._index[pid] = (low, starts)
+        return found
+
+    def _occurrences(self, form: str, papers: Iterable[str], hyphen_ends: bool
+                     ) -> Iterator[tuple[str, int, int]]:
+        """(text, start, end) of each case-insensitive whole-word use of `form` where no
+        sentence starts; `hyphen_ends`: a hyphen next to it ends the word too. Only the
+        places where its first word starts are compared."""
+        want = form.lower()
+        first = _WORD.match(want)
+        if first is None:
+            return
         for pid in papers:
             text = self.texts.get(pid, "")
-            for m in pattern.finditer(text):
-                if m.start() == 0 or _SENTENCE_END.search(text[max(0, m.start() - 3):m.start()]):
-                    continue  # a sentence start says nothing
-                if m.group(0) == form:
-                    capital += 1
-                else:
-                    lower += 1
+            low, starts = self._indexed(pid)
+            if len(low) != len(text):  # a letter whose lower case is longer: rare, skipped
+                continue
+            for i in starts.get(first.group(0), ()):
+                j = i + len(want)
+                if not low.startswith(want, i):
+                    continue
+                before = low[i - 1] if i else " "
+                after = low[j] if j < len(low) else " "
+                if not (_wordlike(before) or _wordlike(after) or not hyphen_ends and "-" in
+                        (before, after)) and i and not _SENTENCE_END.search(
+                            text[max(0, i - 3):i]):
+                    yield text, i, j
+
+    def is_name(self, form: str, papers: Iterable[str]) -> bool:
+        capital = lower = 0
+        for text, i, j in self._occurrences(form, papers, hyphen_ends=False):
+            if _PAREN.match(text, j):
+                continue  # a definition ("Decision Trees (DTs)") is capitalised by convention
+            if text[i:j] == form:
+                capital += 1
+            else:
+                lower += 1
         return capital > lower
 
     def word_is_name(self, word: str, papers: Iterable[str]) -> bool:
@@ -51,19 +92,14 @@ class NameEvidence:
         written with its capital where no sentence starts, more often than not, in the
         papers using the phrase; with no such use (a title word), when English does not
         know it (nor, hyphenated, any of its parts)."""
-        pattern = re.compile(r"(?<!\w)" + re.escape(word) + r"(?!\w)", re.IGNORECASE)
         capital = lower = 0
-        for pid in papers:
-            text = self.texts.get(pid, "")
-            for m in pattern.finditer(text):
-                if m.start() == 0 or _SENTENCE_END.search(text[max(0, m.start() - 3):m.start()]):
-                    continue
-                if _IN_DEFINITION.match(text, m.end()):
-                    continue  # "Code Division Multiple Access (CDMA)": capitals by convention
-                if m.group(0)[0].isupper():
-                    capital += 1
-                else:
-                    lower += 1
+        for text, i, j in self._occurrences(word, papers, hyphen_ends=True):
+            if _IN_DEFINITION.match(text, j):
+                continue  # "Code Division Multiple Access (CDMA)": capitals by convention
+            if text[i].isupper():
+                capital += 1
+            else:
+                lower += 1
         if capital or lower:
             return capital > lower
         return not any(is_common_word(part) for part in word.split("-") if part)

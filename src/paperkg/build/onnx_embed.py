@@ -97,8 +97,8 @@ def export_onnx(target: Path, quantize: bool = True, reduce_range: bool = False)
 class OnnxMiniLMEmbedder:
     """all-MiniLM-L6-v2 (mean pooling, L2 norm) on ONNX Runtime, int8 by default.
 
-    Texts are tokenized in chunks, sorted by token count and batched under a token budget,
-    so short phrases go in large batches and abstracts in small ones, with little padding.
+    Texts of equal token count share a batch, under a token budget: short phrases go in
+    large batches and abstracts in small ones, with no padding at all.
     """
 
     def __init__(self, cache_dir: Path, quantize: bool = True, reduce_range: bool = False,
@@ -107,7 +107,8 @@ class OnnxMiniLMEmbedder:
         self.cache_dir = Path(cache_dir)
         self.quantize, self.reduce_range = quantize, reduce_range
         self.max_tokens, self.max_batch = max_tokens, max_batch
-        self.threads = threads or os.cpu_count() or 1
+        # a Dask worker process gets one core (OMP_NUM_THREADS=1); ORT does not read it
+        self.threads = threads or _omp_threads() or os.cpu_count() or 1
         suffix = ("int8" + ("r" if reduce_range else "")) if quantize else "fp32"
         self.name = f"all-MiniLM-L6-v2-onnx-{suffix}"
         self.export_seconds: float | None = None
@@ -151,19 +152,32 @@ class OnnxMiniLMEmbedder:
         return np.einsum("btd,bt->bd", hidden, weights) / weights.sum(1, keepdims=True)
 
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+        """Batches hold texts of one token count only (as `embed.MiniLMEmbedder`): with no
+        padding, a text's vector cannot depend on its batch-mates, whatever the kernels do
+        with padded rows, so any split of the work (cache misses, Dask batches) gives the
+        same vectors. fp32 only: int8 quantizes each batch's activations together."""
         out = np.zeros((len(texts), DIM), dtype=np.float32)
         if not texts:
             return out
         session, tokenizer = self._model()
-        by_chars = np.argsort([len(t) for t in texts], kind="stable")
+        ids: list[list[int]] = []
         for start in range(0, len(texts), 4096):
-            chunk = by_chars[start : start + 4096]
-            ids = [e.ids for e in tokenizer.encode_batch([texts[i] for i in chunk])]
-            order = sorted(range(len(ids)), key=lambda k: len(ids[k]))
-            while order:  # longest first: the last row sets the batch width
-                take = min(self.max_batch, max(1, self.max_tokens // len(ids[order[-1]])))
-                batch, order = order[-take:], order[:-take]
-                out[chunk[batch]] = self._run(session, [ids[k] for k in batch])
+            ids += [e.ids for e in tokenizer.encode_batch(list(texts[start:start + 4096]))]
+        by_length: dict[int, list[int]] = {}
+        for i, row in enumerate(ids):
+            by_length.setdefault(len(row), []).append(i)
+        for width in sorted(by_length, reverse=True):
+            group = by_length[width]
+            take = min(self.max_batch, max(1, self.max_tokens // width))
+            for start in range(0, len(group), take):
+                batch = group[start:start + take]
+                out[batch] = self._run(session, [ids[k] for k in batch])
                 if progress:
                     progress(len(batch))
         return normalise(out)
+
+
+def _omp_threads() -> int | None:
+    """OMP_NUM_THREADS, when set to a number."""
+    value = os.environ.get("OMP_NUM_THREADS", "")
+    return int(value) if value.isdigit() and int(value) > 0 else None

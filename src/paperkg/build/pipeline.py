@@ -1,10 +1,12 @@
 """The build pipeline end to end: read, extract, canonicalise, write the KG directory, swap in.
 
 `compute` turns a set of papers into everything a KG is made of; it is a function of the
-papers and the settings only (papers are taken in id order, the corpus statistics always
-cover all of them, caches only save work). `build_kg` writes that into a new directory;
-`build.update` (add/remove) writes only the difference. The directory's layout is
-`paperkg.kgdir`; writing it safely (lock, swap) is `build.writer`.
+papers, the settings and the corpus statistics only (papers are taken in id order, caches
+only save work). A plain build learns the statistics from all its papers; with an `Epoch`
+(`build.statistics`: stored in a KG directory, `--statistics-from KG_DIR`) every paper is
+extracted under those instead, which is what `paperkg add` equals. `build_kg` writes that
+into a new directory; `build.update` (add/remove) writes only the difference. The
+directory's layout is `paperkg.kgdir`; writing it safely (lock, swap) is `build.writer`.
 """
 
 from __future__ import annotations
@@ -19,38 +21,48 @@ from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from paperkg.build.canon import ConceptScheme
+from paperkg.build.canon import ConceptScheme, TextFacts
 from paperkg.build.embed import Embedder
 from paperkg.build.extract import ExtractorInfo, ExtractSettings
 from paperkg.build.ingest import IngestResult, Paper, Reject, read_papers
 from paperkg.build.prior import KeywordPrior
-from paperkg.build.writer import check_target, kg_lock, swap_in, write_papers_file
+from paperkg.build.statistics import Epoch, content_key, load_epoch, statistics_entry
+from paperkg.build.writer import check_target, kg_lock, swap_in
 from paperkg.errors import BuildError, IngestError, UsageError
-from paperkg.kgdir import DOC_VECTORS, GRAPH, MANIFEST, MERGES, PAPERS, REJECTS, TERMS, save_graph
-from paperkg.lexical import write_term_counts
+from paperkg.kgdir import (
+    MANIFEST,
+    STATISTICS,
+)
 from paperkg.progress import Reporter
 from paperkg.settings import Settings
+
+if TYPE_CHECKING:
+    from paperkg.build.counts import MapSum
+    from paperkg.build.distributed import Cluster
 from paperkg.vocab import CONCEPT_TYPES
 
 __all__ = ["Content", "build_kg", "check_settings", "compute", "extract_papers",
-           "keyword_prior", "kg_triples", "read_inputs", "write_files"]
+           "keyword_prior", "kg_triples", "read_inputs"]
 
 Ranked = list[tuple[str, float]]
 
 
 @dataclass(frozen=True, slots=True)
 class Content:
-    """Everything a KG is made of, computed from its papers (in id order)."""
+    """Everything a KG is made of, computed from its papers (in id order) under the
+    statistics of `epoch`; `ranked` is each paper's extraction result."""
 
     papers: list[Paper]
     info: ExtractorInfo
     scheme: ConceptScheme
     embedder: Embedder
     validated: str
+    epoch: Epoch
+    ranked: dict[str, Ranked]
+    facts: dict[str, TextFacts]
+    keys: dict[str, str]  # content keys by paper id (`statistics.content_key`)
 
 
 def _package_version() -> str:
@@ -105,6 +117,7 @@ def build_kg(
     Returns the manifest. Raises IngestError (bad input, nothing written), UsageError or
     BuildError; the KG at `out` (if any) is left as it was on any error.
     """
+    from paperkg.build.kgfiles import write_files
     from paperkg.build.storewrite import create_store, drop_old_graph
 
     rep = reporter or Reporter()
@@ -113,10 +126,11 @@ def build_kg(
     check_settings(settings)
     check_target(out)
     with kg_lock(out, rep.stream):
+        epoch = _epoch_from(settings.statistics_from) if settings.statistics_from else None
         result = read_inputs(inputs, skip_invalid, rep, settings)
         if not result.papers:
             raise BuildError(_nothing_to_build(inputs, result.rejects))
-        content = compute(result.papers, settings, rep)
+        content = compute(result.papers, settings, rep, epoch)
         tmp = out.with_name(f".{out.name}.building-{os.getpid()}")
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()
@@ -126,6 +140,8 @@ def build_kg(
             manifest = make_manifest(content, settings, rep, began, {**counts,
                                      "rejected": len(result.rejects), "triples": triples})
             manifest["inputs"] = [{"path": str(p), "sha256": _sha256(Path(p))} for p in inputs]
+            if settings.statistics_from:
+                manifest["statistics"]["from"] = str(settings.statistics_from)
             if store:
                 manifest["store"] = store
             old = _old_store(out)
@@ -136,6 +152,18 @@ def build_kg(
         drop_old_graph(old, store)
     rep.step(f"KG written to {out}")
     return manifest
+
+
+def _epoch_from(kg: Path) -> Epoch:
+    """The statistics stored in the KG at `kg` (`--statistics-from`)."""
+    from paperkg.kgdir import read_manifest
+
+    read_manifest(kg)  # not a KG: say so in its words
+    epoch = load_epoch(kg)
+    if epoch is None:
+        raise UsageError(f"--statistics-from {kg}: that KG has no {STATISTICS} (built before "
+                         "statistics were stored); rebuild it first")
+    return epoch
 
 
 def _old_store(out: Path) -> dict[str, Any] | None:
@@ -159,17 +187,36 @@ def _nothing_to_build(inputs: Sequence[Path], rejects: Sequence[Reject]) -> str:
     return f"no valid papers in {named}{why}; nothing to build"
 
 
-def compute(papers: Sequence[Paper], settings: Settings, rep: Reporter) -> Content:
-    """Extract, canonicalise and validate: what the KG of `papers` is made of."""
-    from paperkg.build.canon import build_scheme
+def compute(
+    papers: Sequence[Paper], settings: Settings, rep: Reporter, epoch: Epoch | None = None,
+    known: Mapping[str, Ranked] | None = None, validate: bool = True,
+    facts: Mapping[str, TextFacts] | None = None,
+) -> Content:
+    """Extract, canonicalise and validate: what the KG of `papers` is made of.
+
+    Without `epoch` the corpus statistics are learned from `papers` (a new epoch); with
+    it, every paper is ranked under its statistics, and the papers in `known` (results
+    made under the same epoch, by id) are not extracted again; `facts` are text facts of
+    unchanged papers (`canon.text_facts`). `validate=False` leaves SHACL to the caller
+    (an update checks only what changed).
+    """
+    from paperkg.build.canon import build_scheme, text_facts
 
     ordered = sorted(papers, key=lambda p: p.id)
-    info, extracted, embedder = _extract(ordered, settings, rep)
+    keys = {p.id: content_key(p) for p in ordered}
+    if epoch is None:
+        info, extracted, embedder, stats = _extract(ordered, settings, rep)
+        epoch = Epoch(stats, str(info.params["corpus"]),
+                      datetime.now(UTC).isoformat(timespec="seconds"),
+                      ExtractSettings().max_words, keys)
+    else:
+        info, extracted, embedder = _extract_under(ordered, epoch, known or {}, settings, rep)
     rep.step("canonicalising concepts")
-    scheme = build_scheme(extracted, ordered)
+    read = {p.id: facts[p.id] if facts and p.id in facts else text_facts(p) for p in ordered}
+    scheme = build_scheme(extracted, ordered, read)
     rep.step(f"{len(scheme.concepts)} concepts")
-    validated = _validate(ordered, scheme, info, settings.cache, rep)
-    return Content(ordered, info, scheme, embedder, validated)
+    validated = _validate(ordered, scheme, info, settings.cache, rep) if validate else ""
+    return Content(ordered, info, scheme, embedder, validated, epoch, extracted, read, keys)
 
 
 def kg_triples(content: Content) -> Iterator[Any]:
@@ -178,26 +225,6 @@ def kg_triples(content: Content) -> Iterator[Any]:
 
     yield from iter_triples(content.papers, content.scheme, content.info)
     yield from load_ontology()
-
-
-def write_files(
-    target: Path, content: Content, rejects: Sequence[Reject], rep: Reporter
-) -> dict[str, int]:
-    """Everything of a KG directory but the store and the manifest; returns counts."""
-    from paperkg.build.graph import build_nx
-
-    rep.step("writing the NetworkX graph")
-    g = build_nx(content.papers, content.scheme)
-    save_graph(g, target / GRAPH)
-    if rejects:
-        _write_rejects(target / REJECTS, rejects)
-    _write_merges(target / MERGES, content.scheme)
-    rep.step("writing the abstract vectors and the papers")
-    _write_doc_vectors(target / DOC_VECTORS, content.papers, content.embedder)
-    write_term_counts(target / TERMS, [p.id for p in content.papers],
-                      [f"{p.title or ''}. {p.abstract}" for p in content.papers])
-    write_papers_file(target / PAPERS, content.papers)
-    return {"nx_nodes": g.number_of_nodes(), "nx_edges": g.number_of_edges()}
 
 
 def make_manifest(
@@ -223,6 +250,7 @@ def make_manifest(
         },
         "extractor": asdict(content.info),
         "embedder": settings.embedder,
+        "statistics": statistics_entry(content.epoch, content.keys),
         "shacl": content.validated,
         "timings_s": {k: round(v, 2) for k, v in rep.timings.items()},
         "build_seconds": round(time.perf_counter() - began, 2),
@@ -235,7 +263,20 @@ def write_manifest(target: Path, manifest: Mapping[str, Any]) -> None:
 
 def _extract(
     papers: Sequence[Paper], settings: Settings, rep: Reporter
-) -> tuple[ExtractorInfo, dict[str, Ranked], Embedder]:
+) -> tuple[ExtractorInfo, dict[str, Ranked], Embedder, Any]:
+    """`_extract_on` here, or on the Dask cluster the settings name: one client for the
+    corpus counts and the extraction."""
+    if not settings.on_cluster:
+        return _extract_on(papers, settings, rep, None)
+    from paperkg.build.distributed import Cluster
+
+    with Cluster(settings, rep) as cluster:
+        return _extract_on(papers, settings, rep, cluster)
+
+
+def _extract_on(
+    papers: Sequence[Paper], settings: Settings, rep: Reporter, cluster: Cluster | None
+) -> tuple[ExtractorInfo, dict[str, Ranked], Embedder, Any]:
     """Ranked concepts per paper; papers whose text was extracted before (under the same
     corpus statistics) come from the cache."""
     from paperkg.build.cache import ExtractionCache
@@ -245,23 +286,70 @@ def _extract(
     embedder = make_embedder(settings.embedder, settings.cache)
     ext = ExtractSettings(top_n=settings.top_n, diversity=settings.diversity,
                           extractor=settings.extractor)
-    prior = keyword_prior(papers, settings, rep)
+    prior = keyword_prior(papers, settings, rep, cluster)
     rep.step("counting the corpus share of every candidate phrase")
-    stats = corpus_stats(papers, prior, ext.max_words)
+    stats = corpus_stats(papers, prior, ext.max_words, rep.stage, cluster)
     info = ext.info(embedder.name, prior)
     info = replace(info, params={**info.params,
                                  "corpus": f"{len(papers)} papers, {stats.fingerprint}"})
     cache = ExtractionCache(settings.cache, info) if settings.cache else None
     hits, todo = cache.split(papers) if cache else ({}, list(papers))
     rep.step(f"extracting concepts: {len(todo)} papers to do, {len(hits)} from the cache")
-    if todo and settings.on_cluster:  # the same step, on Dask workers
+    if todo and cluster is not None:  # the same step, on Dask workers
+        from paperkg.build.distributed import extract_on_cluster
+        fresh, embedder = extract_on_cluster(todo, embedder, ext, stats, rep, settings,
+                                             cluster=cluster)
+    else:
+        fresh = extract_papers(todo, embedder, ext, stats, rep) if todo else {}
+    if cache and todo:
+        cache.add(todo, fresh)
+    return (info, {p.id: hits[p.id] if p.id in hits else fresh[p.id] for p in papers},
+            embedder, stats)
+
+
+def extractor_under(epoch: Epoch, settings: Settings
+                    ) -> tuple[ExtractorInfo, Embedder, ExtractSettings]:
+    """The extractor (its provenance, embedder and settings) that ranks under `epoch`.
+    An update compares it with the KG's: stored results made by another extractor
+    (other settings, model or code) cannot be kept."""
+    from paperkg.build.embed import make_embedder
+
+    embedder = make_embedder(settings.embedder, settings.cache)
+    ext = ExtractSettings(top_n=settings.top_n, diversity=settings.diversity,
+                          extractor=settings.extractor)
+    info = ext.info(embedder.name, epoch.stats.prior)
+    return replace(info, params={**info.params, "corpus": epoch.corpus}), embedder, ext
+
+
+def _extract_under(
+    papers: Sequence[Paper], epoch: Epoch, known: Mapping[str, Ranked], settings: Settings,
+    rep: Reporter,
+) -> tuple[ExtractorInfo, dict[str, Ranked], Embedder]:
+    """`_extract` under stored statistics: nothing is counted; papers in `known` keep
+    their results, the others come from the cache or are extracted."""
+    from paperkg.build.cache import ExtractionCache
+
+    info, embedder, ext = extractor_under(epoch, settings)
+    if epoch.max_words != ext.max_words:
+        raise UsageError(f"the stored statistics cut phrases of up to {epoch.max_words} "
+                         f"words, this paperkg {ext.max_words}: relearn them")
+    stats = epoch.stats
+    rep.step(f"corpus statistics: stored ({epoch.papers} papers, learned {epoch.learned_at})")
+    rest = [p for p in papers if p.id not in known]
+    cache = ExtractionCache(settings.cache, info) if settings.cache and rest else None
+    hits, todo = cache.split(rest) if cache else ({}, rest)
+    rep.step(f"extracting concepts: {len(todo)} papers to do, {len(hits)} from the cache, "
+             f"{len(papers) - len(rest)} kept from the KG")
+    if todo and settings.on_cluster:
         from paperkg.build.distributed import extract_on_cluster
         fresh, embedder = extract_on_cluster(todo, embedder, ext, stats, rep, settings)
     else:
         fresh = extract_papers(todo, embedder, ext, stats, rep) if todo else {}
     if cache and todo:
         cache.add(todo, fresh)
-    return info, {p.id: hits[p.id] if p.id in hits else fresh[p.id] for p in papers}, embedder
+    out = {p.id: known[p.id] if p.id in known else hits[p.id] if p.id in hits else fresh[p.id]
+           for p in papers}
+    return info, out, embedder
 
 
 def extract_papers(
@@ -276,7 +364,7 @@ def extract_papers(
 
 
 def keyword_prior(
-    papers: Sequence[Paper], settings: Settings, rep: Reporter
+    papers: Sequence[Paper], settings: Settings, rep: Reporter, counter: MapSum | None = None
 ) -> KeywordPrior | None:
     """The keyword prior (`prior.choose_prior`): these papers' own when enough of them have
     author keywords, else the packaged ICLR 2025 statistics (unless turned off), else None."""
@@ -285,7 +373,7 @@ def keyword_prior(
 
     n_kw = sum(1 for p in papers if p.keywords)
     prior = choose_prior(papers, document_text, settings.cache, not settings.no_packaged_prior,
-                         rep.stage("keyword prior", n_kw))
+                         rep.stage("keyword prior", n_kw), counter)
     rep.step(f"keyword prior: {prior.source} ({prior.papers} papers)" if prior else
              "keyword prior: none (ranking without keyword statistics)")
     return prior
@@ -327,29 +415,3 @@ def _validate(
         marker.parent.mkdir(parents=True, exist_ok=True)
         marker.write_text(datetime.now(UTC).isoformat() + "\n", encoding="utf-8")
     return "conforms"
-
-
-def _write_doc_vectors(path: Path, papers: Sequence[Paper], embedder: Embedder) -> None:
-    """Each paper's abstract vector (the extractor's own, from its cache), float16."""
-    from paperkg.build.text import document_text
-
-    vectors = embedder.encode([document_text(p) for p in papers])
-    np.savez_compressed(path, ids=np.array([p.id for p in papers]),
-                        vectors=vectors.astype(np.float16), model=np.array(embedder.name))
-
-
-def _write_merges(path: Path, scheme: ConceptScheme) -> None:
-    """Every merge decision, one JSON object a line: what was merged where, and why."""
-    with path.open("w", encoding="utf-8") as fh:
-        for m in scheme.merges:
-            row = {"label": m.label, "concept": m.concept_id,
-                   "pref_label": scheme.concepts[m.concept_id].pref_label,
-                   "rule": m.rule, "why": m.detail, "paper": m.paper_id}
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-
-
-def _write_rejects(path: Path, rejects: Sequence[Reject]) -> None:
-    with path.open("w", encoding="utf-8") as fh:
-        for r in rejects:
-            row = {"file": r.path, "line": r.line, "reason": r.reason, "record": r.raw}
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from paperkg.build.counts import SERIAL, Counts, MapSum
 from paperkg.build.fingerprint import source_fingerprint
 from paperkg.build.ingest import Paper
 from paperkg.build.terms import term_key
@@ -28,8 +29,8 @@ from paperkg.build.text import MAX_WORDS, KnownTerms, candidates, clean_text
 from paperkg.lexicon import is_acronym
 
 __all__ = ["MIN_OWN_KEYWORD_PAPERS", "PACKAGED_PRIOR", "KeywordPrior", "cached_prior",
-           "choose_prior", "code_fingerprint", "corpus_fingerprint", "learn_prior",
-           "packaged_prior"]
+           "choose_prior", "code_fingerprint", "corpus_fingerprint", "count_candidates",
+           "count_keywords", "learn_prior", "packaged_prior"]
 
 # Smoothing toward the corpus base rate (about 3 % of candidates are keywords): a phrase
 # seen as a candidate a handful of times cannot get an extreme keyphraseness.
@@ -120,20 +121,26 @@ def packaged_prior() -> KeywordPrior:
 def choose_prior(
     papers: Sequence[Paper], doc_text: Callable[[Paper], str], cache_dir: Path | None,
     use_packaged: bool = True, tick: Callable[[int], None] | None = None,
+    counter: MapSum | None = None,
 ) -> KeywordPrior | None:
     """The prior to rank with: learned from the input when at least
     MIN_OWN_KEYWORD_PAPERS of its papers have keywords, else the packaged one (unless
-    turned off), else none. `source` says which."""
+    turned off), else none. `source` says which. `counter` runs the counting (None: in
+    this process; a cluster gives the same counts)."""
     n_kw = sum(1 for p in papers if p.keywords)
     if n_kw >= MIN_OWN_KEYWORD_PAPERS:
-        prior = cached_prior(papers, doc_text, cache_dir, tick)
+        prior = cached_prior(papers, doc_text, cache_dir, tick, counter)
         prior.source = "the input's author keywords"
         return prior
     return packaged_prior() if use_packaged else None
 
 
 def keyword_keys(paper: Paper) -> frozenset[str]:
-    return frozenset(k for k in (term_key(clean_text(w)) for w in paper.keywords) if k)
+    return _keys(paper.keywords)
+
+
+def _keys(keywords: Sequence[str]) -> frozenset[str]:
+    return frozenset(k for k in (term_key(clean_text(w)) for w in keywords) if k)
 
 
 def code_fingerprint() -> str:
@@ -153,7 +160,7 @@ def corpus_fingerprint(papers: Sequence[Paper]) -> str:
 
 def cached_prior(
     papers: Sequence[Paper], doc_text: Callable[[Paper], str], cache_dir: Path | None,
-    tick: Callable[[int], None] | None = None,
+    tick: Callable[[int], None] | None = None, counter: MapSum | None = None,
 ) -> KeywordPrior:
     """`learn_prior`, kept under `cache_dir/priors/` by a hash of the corpus."""
     path = cache_dir / "priors" / f"{corpus_fingerprint(papers)}.json.gz" if cache_dir else None
@@ -164,7 +171,7 @@ def cached_prior(
             print(f"warning: {path}: damaged cached keyword prior ({err}); learning it again",
                   file=sys.stderr)
             path.unlink(missing_ok=True)
-    prior = learn_prior(papers, doc_text, tick=tick)
+    prior = learn_prior(papers, doc_text, tick=tick, counter=counter)
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
@@ -178,22 +185,45 @@ def learn_prior(
     doc_text: Callable[[Paper], str],
     max_words: int = MAX_WORDS,
     tick: Callable[[int], None] | None = None,
+    counter: MapSum | None = None,
 ) -> KeywordPrior:
     """Count, over the papers that have author keywords, how often each term is a keyword,
-    a candidate of the abstract, and both."""
+    a candidate of the abstract, and both.
+
+    Two passes, each a sum of per-batch counts (`counter`: here or on a cluster): the
+    keyword counts first, since they decide the known terms, which are cut as candidates
+    wherever they occur; then each abstract's candidate keys under those known terms.
+    """
+    counter = counter or SERIAL
     with_keywords = [p for p in papers if p.keywords]
     prior = KeywordPrior(papers=len(with_keywords))
-    for p in with_keywords:
-        prior.keyword.update(keyword_keys(p))
-    known = prior.known()
-    for p in with_keywords:
-        own = keyword_keys(p)
-        cands = candidate_keys(doc_text(p), max_words, known)
-        prior.candidate.update(cands)
-        prior.both.update(cands & own)
-        if tick:
-            tick(1)
+    (prior.keyword,) = counter.map_sum(count_keywords, [p.keywords for p in with_keywords])
+    prior.candidate, prior.both = counter.map_sum(
+        count_candidates, with_keywords, (doc_text, max_words, prior.known()), tick)
     return prior
+
+
+def count_keywords(keyword_lists: Sequence[Sequence[str]]) -> Counts:
+    """One batch of the first pass: papers listing each term key as a keyword."""
+    keyword: Counter[str] = Counter()
+    for keywords in keyword_lists:
+        keyword.update(_keys(keywords))
+    return (keyword,)
+
+
+def count_candidates(
+    papers: Sequence[Paper], doc_text: Callable[[Paper], str], max_words: int,
+    known: KnownTerms | None,
+) -> Counts:
+    """One batch of the second pass: papers offering each term key as a candidate, and
+    papers offering it and listing it as a keyword."""
+    candidate: Counter[str] = Counter()
+    both: Counter[str] = Counter()
+    for p in papers:
+        cands = candidate_keys(doc_text(p), max_words, known)
+        candidate.update(cands)
+        both.update(cands & keyword_keys(p))
+    return candidate, both
 
 
 def candidate_keys(text: str, max_words: int, known: KnownTerms | None) -> frozenset[str]:

@@ -14,17 +14,22 @@ from __future__ import annotations
 
 import gzip
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pyoxigraph as ox
 
+from paperkg.build.delta import Delta
 from paperkg.build.pipeline import Content, kg_triples
 from paperkg.errors import KGNotFound
 from paperkg.kgdir import REMOTE_TRIPLES, STORE
 from paperkg.progress import Reporter
 from paperkg.remote import RemoteStore, graph_for, ntriples_lines
 from paperkg.store import OxigraphStore, ntriples_stream
+from paperkg.vocab import BASE
+
+AUTHOR_BASE, VENUE_BASE = BASE + "author/", BASE + "venue/"
 
 __all__ = ["create_store", "drop_old_graph", "update_store"]
 
@@ -52,11 +57,16 @@ def create_store(target: Path, content: Content, store_url: str, name: str, rep:
 
 
 def update_store(kg: Path, target: Path, content: Content, store: dict[str, Any] | None,
-                 rep: Reporter) -> tuple[int, int, int, dict[str, Any] | None]:
+                 rep: Reporter, delta: Delta | None = None,
+                 ) -> tuple[int, int, int, dict[str, Any] | None]:
     """(triples removed, added, total, the new "store" entry) after writing the difference
-    between the KG at `kg` and `content` into a new store (or graph) for `target`."""
+    between the KG at `kg` and `content` into a new store (or graph) for `target`. With
+    `delta` (the embedded store), only the changed units' triples are compared."""
     if not store:
-        removed, added = _update_embedded(kg / STORE, target / STORE, content, rep)
+        if delta is not None:
+            removed, added = _update_units(kg / STORE, target / STORE, content, delta, rep)
+        else:
+            removed, added = _update_embedded(kg / STORE, target / STORE, content, rep)
         total = len(ox.Store.read_only(str(target / STORE)))
         return removed, added, total, None
     old = set(_read_lines(kg / REMOTE_TRIPLES))
@@ -104,6 +114,68 @@ def _update_embedded(current: Path, target: Path, content: Content, rep: Reporte
     store.extend(new)
     store.flush()
     return len(removed), len(new)
+
+
+def _update_units(current: Path, target: Path, content: Content, delta: Delta, rep: Reporter
+                  ) -> tuple[int, int]:
+    """`_update_embedded` over the changed units only (`build.delta`)."""
+    from paperkg.build.delta import paper_side, sub_scheme, unit_concepts, weight_triples
+    from paperkg.build.rdf import iter_triples
+    from paperkg.vocab import paper_iri, venue_iri
+
+    try:
+        source = ox.Store.read_only(str(current))
+    except OSError as err:
+        raise KGNotFound(f"{current}: cannot open the store ({err}); rebuild the KG") from None
+    rep.step(f"checkpointing the store (hard links); comparing {len(delta.change.concepts)} "
+             f"concepts, {len(delta.change.topics)} topics, {len(delta.papers)} papers and "
+             f"{len(delta.change.weights)} weights")
+    source.backup(str(target))
+    store = ox.Store(str(target))
+    old: set[ox.Quad] = set()
+    for node in (*(str(venue_iri(v)) for v in delta.venues), *delta.authors):
+        old.update(store.quads_for_pattern(ox.NamedNode(node), None, None, ox.DefaultGraph()))
+    for pid in delta.papers:
+        own = str(paper_iri(pid))
+        for q in store.quads_for_pattern(ox.NamedNode(own), None, None, ox.DefaultGraph()):
+            old.add(q)
+            if isinstance(q.object, ox.NamedNode) and q.object.value.startswith(own + "/"):
+                old.update(store.quads_for_pattern(q.object, None, None, ox.DefaultGraph()))
+    info, scheme, change = content.info, content.scheme, delta.change
+    units = unit_concepts([delta.old_scheme, scheme], change)
+    old.update(_quads(iter_triples([], sub_scheme(delta.old_scheme, units, change), info)))
+    old.update(_quads(weight_triples(delta.old_scheme, change.weights)))
+    papers = [p for p in content.papers if p.id in delta.papers]
+    mentions = {p.id: scheme.mentions.get(p.id, []) for p in papers}
+    nothing = replace(change, concepts=frozenset(), topics=frozenset())
+    linked = unit_concepts([scheme], nothing, (m.concept_id for ms in mentions.values()
+                                               for m in ms))
+    shared = {*delta.authors, *(str(venue_iri(v)) for v in delta.venues)}
+    new = {q for q in _quads(paper_side(iter_triples(
+        papers, sub_scheme(scheme, linked, nothing, mentions), info)))
+        if str(q.subject)[1:-1] in shared or not _is_shared(str(q.subject)[1:-1])}
+    new.update(_quads(iter_triples([], sub_scheme(scheme, units, change), info)))
+    new.update(_quads(weight_triples(scheme, change.weights)))
+    removed, added = old - new, new - old
+    rep.step(f"writing the difference: {len(removed)} triples out, {len(added)} in")
+    for q in removed:
+        store.remove(q)
+    store.extend(added)
+    store.flush()
+    return len(removed), len(added)
+
+
+def _is_shared(iri: str) -> bool:
+    """An author or venue node: named by many papers, its triples written with the first
+    (its one foaf:name is that paper's spelling). A regenerated paper writes those of the
+    authors it names whether or not it is their first: only the nodes `plan` chose (with
+    their first papers) are compared; the others' triples are as they were."""
+    return iri.startswith((AUTHOR_BASE, VENUE_BASE))
+
+
+def _quads(triples: Iterable[Any]) -> set[ox.Quad]:
+    return {q for q in ox.parse(ntriples_stream(triples), format=ox.RdfFormat.N_TRIPLES)
+            if _plain(q)}
 
 
 def _plain(q: ox.Quad) -> bool:

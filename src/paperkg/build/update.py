@@ -1,10 +1,15 @@
 """`paperkg add` / `paperkg remove`: change a KG's papers without rewriting its store.
 
-The KG keeps the papers it was built from (`papers.jsonl.gz`). An update takes them, adds
-the new and changed papers or drops the removed ones, and recomputes the KG with
-`pipeline.compute`: the corpus-wide parts (prior, corpus share, merge votes, weights,
-types, broader links, topics) are recomputed from the per-paper results, so the result is
-the KG a from-scratch build of the same papers gives. The store receives only the
+The KG keeps the papers it was built from (`papers.jsonl.gz`), the corpus statistics its
+concepts were ranked under and every paper's ranked concepts (`build.statistics`). By
+default an update extracts only the new and changed papers, under those stored
+statistics; the other papers keep their stored results. The corpus-wide parts that must
+reflect every paper (merge votes, labels, types, broader links, topics, weights) are
+recomputed from the per-paper results, and SHACL re-checks the concept scheme and the
+papers whose triples changed. The result equals `paperkg build --statistics-from KG_DIR`
+of the same papers (a from-scratch build under the same statistics). With
+`relearn=True` (`--relearn-statistics`) the statistics are learned again from all papers
+and every paper re-ranked: the KG a plain build gives. The store receives only the
 difference: its checkpoint (hard links, no copy) gets the removed and the new triples,
 and the KG directory is swapped in whole, so a reader sees the old KG or the new one.
 """
@@ -15,24 +20,30 @@ import os
 import shutil
 import time
 from collections.abc import Sequence
+from dataclasses import asdict, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from paperkg.build.delta import Delta, load_scheme, plan
 from paperkg.build.ingest import Paper, Reject
+from paperkg.build.kgfiles import write_files
 from paperkg.build.pipeline import (
+    Content,
+    _validate,
     check_settings,
     compute,
+    extractor_under,
     make_manifest,
     read_inputs,
-    write_files,
     write_manifest,
 )
 from paperkg.build.sources.merge import merge_papers
+from paperkg.build.statistics import content_key, load_epoch, read_results
 from paperkg.build.storewrite import drop_old_graph, update_store
 from paperkg.build.writer import kg_lock, read_papers_file, swap_in
 from paperkg.errors import BuildError, UsageError
-from paperkg.kgdir import PAPERS, REJECTS, read_manifest
+from paperkg.kgdir import PAPERS, REJECTS, SCHEME, read_manifest
 from paperkg.progress import Reporter
 from paperkg.settings import Settings
 
@@ -46,8 +57,10 @@ def update_kg(
     settings: Settings | None = None,
     skip_invalid: bool = False,
     reporter: Reporter | None = None,
+    relearn: bool = False,
 ) -> dict[str, Any]:
-    """Add (or replace, same id) the papers of `add` and remove the ids of `remove`.
+    """Add (or replace, same id) the papers of `add` and remove the ids of `remove`,
+    under the KG's stored statistics (or, `relearn`, statistics learned again).
 
     Returns the new manifest, with an `update` entry saying what changed.
     """
@@ -78,14 +91,44 @@ def update_kg(
         changed = [i for i in papers if i in old and old[i] != papers[i]]
         if not papers:
             raise BuildError(f"this would leave {kg} without papers; nothing changed")
-        content = compute(list(papers.values()), settings, rep)
+        epoch = None if relearn else load_epoch(kg)
+        stored = read_results(kg) if epoch is not None else None
+        if not relearn and stored is None:
+            rep.step(f"{kg} has no stored statistics or results (built by an older "
+                     "paperkg): relearning the statistics from all papers")
+            epoch = None
+        elif epoch is not None and asdict(extractor_under(epoch, settings)[0]) != manifest.get(
+                "extractor"):
+            rep.step("the extractor differs from the KG's (settings, model or code changed): "
+                     "relearning the statistics and ranking every paper again")
+            epoch = None
+        delta: Delta | None = None
+        unchanged: set[str] | None = None
+        if epoch is None or stored is None:
+            content = compute(list(papers.values()), settings, rep)
+        else:
+            keys = {i: content_key(p) for i, p in papers.items()}
+            unchanged = {i for i, r in stored.items() if keys.get(i) == r.key}
+            content = compute(list(papers.values()), settings, rep, epoch,
+                              {i: stored[i].ranked for i in unchanged}, validate=False,
+                              facts={i: stored[i].facts for i in unchanged})
+            old_scheme = load_scheme(kg / SCHEME)
+            if old_scheme is not None:
+                delta = plan(old, {i: r.mentions for i, r in stored.items()}, old_scheme,
+                             content.papers, content.scheme)
+                content = _validate_changed(content, delta, rep)
+            else:
+                content = replace(content, validated=_validate(
+                    content.papers, content.scheme, content.info, settings.cache, rep))
         tmp = kg.with_name(f".{kg.name}.building-{os.getpid()}")
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()
         try:
             out_n, in_n, triples, store = update_store(kg, tmp, content,
-                                                       manifest.get("store"), rep)
-            counts = write_files(tmp, content, [*_old_rejects(kg), *rejects], rep)
+                                                       manifest.get("store"), rep, delta)
+            counts = write_files(tmp, content, [*_old_rejects(kg), *rejects], rep,
+                                 statistics_of=kg if epoch is not None else None,
+                                 unchanged=unchanged)
             new = make_manifest(content, settings, rep, began,
                                 {**counts, "rejected": manifest["counts"].get("rejected", 0)
                                  + len(rejects), "triples": triples})
@@ -94,6 +137,7 @@ def update_kg(
                 "at": datetime.now(UTC).isoformat(timespec="seconds"),
                 "added": len(new_ids), "changed": len(changed), "removed": len(remove),
                 "inputs": [str(p) for p in add],
+                "statistics": "relearned" if epoch is None else "stored",
                 "triples_removed": out_n, "triples_added": in_n,
             }
             new["updates"] = [*manifest.get("updates", []), new["update"]]
@@ -107,6 +151,30 @@ def update_kg(
     rep.step(f"{kg} updated: {len(new_ids)} added, {len(changed)} changed, {len(remove)} "
              f"removed; {out_n} triples out, {in_n} in")
     return new
+
+
+def _validate_changed(content: Content, delta: Delta, rep: Reporter) -> Content:
+    """SHACL over the changed units (`build.delta`): the concepts, merge decisions and
+    topics that changed and the papers whose triples may have (new, changed, or with other
+    mentions: a merge decided otherwise), with the concepts they link to. The other
+    papers' triples are the ones validated before, linking to concepts of the scheme."""
+    from paperkg.build.delta import sub_scheme, unit_concepts
+    from paperkg.build.rdf import iter_triples
+    from paperkg.build.shacl import validate_stream
+
+    papers = [p for p in content.papers if p.id in delta.touched]
+    mentions = {p.id: content.scheme.mentions.get(p.id, []) for p in papers}
+    linked = unit_concepts([content.scheme], delta.change,
+                           (m.concept_id for ms in mentions.values() for m in ms))
+    scheme = sub_scheme(content.scheme, linked, delta.change, mentions)
+    rep.step(f"validating against the SHACL shapes: {len(scheme.concepts)} concepts, "
+             f"{len(scheme.topics)} topics, {len(papers)} papers (the changed ones)")
+    report = validate_stream(iter_triples(papers, scheme, content.info))
+    if not report.conforms:
+        raise BuildError(f"the updated graph fails SHACL validation ({report.violations} "
+                         f"violation(s)):\n{report.text}")
+    return replace(content, validated=f"conforms (changed units re-checked: "
+                                      f"{len(scheme.concepts)} concepts, {len(papers)} papers)")
 
 
 def _old_rejects(kg: Path) -> list[Reject]:

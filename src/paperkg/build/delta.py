@@ -1,0 +1,224 @@
+"""What an update changes, found without generating the whole KG's triples.
+
+A KG's triples fall into units that are each a function of a few values: a concept's own
+triples (labels, paper count, kind, its broader link both ways), its weight, the merge
+decisions of a concept, a topic with its members, and a paper with its mentions and
+source records (plus the author and venue nodes it names). An update compares the units
+of the old KG (the scheme as written, `kgdir.SCHEME`, and the papers' stored mentions,
+`kgdir.RANKED`) with the new ones and generates triples (`rdf.iter_triples`, the one
+writer of triples) only for the units that differ, on both sides; the difference of those
+is the difference of the whole graphs, since unchanged units give equal triples.
+
+Weights are the exception to "few units change": a weight is `log((1+N)/(1+df)) + 1`, so
+every concept's changes with the paper count N. Its one triple is swapped directly.
+The same units are what SHACL re-checks (`changed_scheme`): a weight alone is one
+xsd:double >= 1 by construction, so a concept whose weight alone changed is not re-checked.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import zlib
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from paperkg.build.canon import Concept, ConceptScheme, Mention, Merge
+from paperkg.build.hierarchy import Topic
+from paperkg.build.ingest import Paper
+from paperkg.errors import KGNotFound
+
+__all__ = ["Delta", "SchemeChange", "changed_scheme", "load_scheme", "paper_side", "plan",
+           "save_scheme", "sub_scheme", "unit_concepts", "weight_triples"]
+
+
+def save_scheme(path: Path, scheme: ConceptScheme) -> None:
+    """The concept scheme as written (no mentions): what the next update compares with."""
+    row = {
+        "concepts": [[c.id, c.pref_label, list(c.alt_labels), c.paper_count, c.weight, c.kind,
+                      c.broader, c.topic] for c in scheme.concepts.values()],
+        "merges": [[m.label, m.concept_id, m.rule, m.detail, m.paper_id, m.local]
+                   for m in scheme.merges],
+        "topics": [[t.id, t.label, list(t.members)] for t in scheme.topics],
+    }
+    with gzip.open(path, "wt", encoding="utf-8", compresslevel=1) as fh:
+        fh.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")))  # C encoder
+
+
+def load_scheme(path: Path) -> ConceptScheme | None:
+    """The scheme saved by `save_scheme`; None when the KG has none (an older build)."""
+    if not path.is_file():
+        return None
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as fh:
+            row = json.load(fh)
+        concepts = {c[0]: Concept(c[0], c[1], tuple(c[2]), int(c[3]), float(c[4]), c[5],
+                                  c[6], c[7]) for c in row["concepts"]}
+        merges = [Merge(m[0], m[1], m[2], m[3], m[4], bool(m[5])) for m in row["merges"]]
+        topics = [Topic(t[0], t[1], tuple(t[2])) for t in row["topics"]]
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError, ValueError, KeyError,
+            TypeError, IndexError) as err:
+        raise KGNotFound(f"{path}: damaged ({err}); rebuild the KG") from None
+    return ConceptScheme(concepts, {}, merges, topics)
+
+
+def _core(c: Concept) -> tuple[Any, ...]:
+    """What a concept's own triples are made of: all but its weight and topic (a topic's
+    triples are the topic's unit)."""
+    return (c.pref_label, c.alt_labels, c.paper_count, c.kind, c.broader)
+
+
+def _merges_by_concept(merges: Iterable[Merge]) -> dict[str, list[tuple[Any, ...]]]:
+    out: dict[str, list[tuple[Any, ...]]] = {}
+    for m in merges:  # in order: the n-th merge of a concept is its n-th merge node
+        out.setdefault(m.concept_id, []).append((m.label, m.rule, m.detail, m.paper_id))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class SchemeChange:
+    """The scheme units that differ: concepts whose own triples or merges changed (or
+    that came or went), topics that changed, and concepts whose weight alone changed."""
+
+    concepts: frozenset[str]
+    topics: frozenset[str]
+    weights: tuple[str, ...]
+
+
+def changed_scheme(old: ConceptScheme, new: ConceptScheme) -> SchemeChange:
+    concepts: set[str] = set()
+    weights: list[str] = []
+    for cid in old.concepts.keys() | new.concepts.keys():
+        a, b = old.concepts.get(cid), new.concepts.get(cid)
+        if a is None or b is None or _core(a) != _core(b):
+            concepts.add(cid)
+        elif a.weight != b.weight:
+            weights.append(cid)
+    om, nm = _merges_by_concept(old.merges), _merges_by_concept(new.merges)
+    concepts.update(cid for cid in om.keys() | nm.keys() if om.get(cid) != nm.get(cid))
+    ot = {t.id: t for t in old.topics}
+    nt = {t.id: t for t in new.topics}
+    topics = {tid for tid in ot.keys() | nt.keys() if ot.get(tid) != nt.get(tid)}
+    return SchemeChange(frozenset(concepts), frozenset(topics), tuple(sorted(weights)))
+
+
+def unit_concepts(schemes: Iterable[ConceptScheme], change: SchemeChange,
+                  mentioned: Iterable[str] = ()) -> frozenset[str]:
+    """The concepts whose triples a difference regenerates, on both sides alike: the
+    changed ones, the members of changed topics, `mentioned` ones, and their broader
+    concepts (a broader link needs its parent). Taking the same set on both sides is what
+    makes the unchanged among them cancel out."""
+    schemes = list(schemes)
+    wanted = set(change.concepts) | set(mentioned)
+    for scheme in schemes:
+        wanted.update(c for t in scheme.topics if t.id in change.topics for c in t.members)
+    todo = list(wanted)
+    while todo:
+        cid = todo.pop()
+        for scheme in schemes:
+            c = scheme.concepts.get(cid)
+            if c is not None and c.broader and c.broader not in wanted:
+                wanted.add(c.broader)
+                todo.append(c.broader)
+    return frozenset(wanted)
+
+
+def sub_scheme(scheme: ConceptScheme, concepts: Collection[str], change: SchemeChange,
+               mentions: Mapping[str, list[Mention]] | None = None) -> ConceptScheme:
+    """The part of `scheme` made of the concepts `concepts` (`unit_concepts`), the merge
+    decisions of the changed concepts and the changed topics, for `rdf.iter_triples`."""
+    return ConceptScheme({cid: c for cid, c in scheme.concepts.items() if cid in concepts},
+                         dict(mentions or {}),
+                         [m for m in scheme.merges if m.concept_id in change.concepts],
+                         [t for t in scheme.topics if t.id in change.topics])
+
+
+def weight_triples(scheme: ConceptScheme, ids: Sequence[str]) -> Iterator[Any]:
+    """The pkg:weight triple of each concept in `ids`, as `rdf.iter_triples` writes it."""
+    from paperkg.build.rdf import _double
+    from paperkg.vocab import PKG, concept_iri
+
+    for cid in ids:
+        yield concept_iri(cid), PKG.weight, _double(scheme.concepts[cid].weight)
+
+
+def named_by(papers: Sequence[Paper]) -> tuple[dict[str, str], dict[str, str]]:
+    """(author IRI -> id of the first paper naming it, venue name -> the same): the
+    paper whose triples carry an author's one foaf:name, or a venue's label."""
+    from paperkg.vocab import author_iri, author_slug
+
+    authors: dict[str, str] = {}
+    venues: dict[str, str] = {}
+    slugs: dict[str, str] = {}
+    for p in papers:
+        for name in p.authors:
+            iri = slugs.get(name)
+            if iri is None:
+                iri = slugs[name] = str(author_iri(author_slug(name)))
+            authors.setdefault(iri, p.id)
+        for venue in (p.venue, *(o.venue for o in p.origins)):
+            if venue:
+                venues.setdefault(venue, p.id)
+    return authors, venues
+
+
+def shared_nodes(papers: Iterable[Paper]) -> tuple[set[str], set[str]]:
+    """(author IRIs, venue names) the papers name."""
+    from paperkg.vocab import author_iri, author_slug
+
+    authors: set[str] = set()
+    venues: set[str] = set()
+    for p in papers:
+        authors.update(str(author_iri(author_slug(n))) for n in p.authors)
+        venues.update(v for v in (p.venue, *(o.venue for o in p.origins)) if v)
+    return authors, venues
+
+
+@dataclass(frozen=True, slots=True)
+class Delta:
+    """An update's changed units: the scheme's, the papers whose own triples may differ
+    (`touched`: new, changed, removed, or with other mentions), and the papers, authors
+    and venues whose triples are regenerated on both sides (`papers` adds, for each
+    author and venue a touched paper names, the paper that now writes its name)."""
+
+    old_scheme: ConceptScheme
+    change: SchemeChange
+    touched: frozenset[str]
+    papers: frozenset[str]
+    authors: frozenset[str]
+    venues: frozenset[str]
+
+
+def plan(old_papers: Mapping[str, Paper], old_mentions: Mapping[str, Sequence[Any]],
+         old_scheme: ConceptScheme, papers: Sequence[Paper], scheme: ConceptScheme) -> Delta:
+    """The units an update changes (`old_mentions`: per old paper, as stored)."""
+    def rows(pid: str) -> tuple[Any, ...]:
+        return tuple((m.concept_id, m.surface, m.score, m.rank, m.role)
+                     for m in scheme.mentions.get(pid, ()))
+
+    new = {p.id: p for p in papers}
+    touched = {i for i in old_papers if i not in new}
+    touched.update(i for i, p in new.items() if old_papers.get(i) != p
+                   or tuple(old_mentions.get(i, ())) != rows(i))
+    authors, venues = shared_nodes([*(old_papers[i] for i in touched if i in old_papers),
+                                    *(new[i] for i in touched if i in new)])
+    first_author, first_venue = named_by(papers)
+    regenerate = set(touched)
+    regenerate.update(first_author[a] for a in authors if a in first_author)
+    regenerate.update(first_venue[v] for v in venues if v in first_venue)
+    return Delta(old_scheme, changed_scheme(old_scheme, scheme), frozenset(touched),
+                 frozenset(regenerate), frozenset(authors), frozenset(venues))
+
+
+def paper_side(triples: Iterable[Any]) -> Iterator[Any]:
+    """The triples `rdf.iter_triples` writes from the first paper on (no scheme part)."""
+    from paperkg.vocab import PKG, RDF
+
+    started = False
+    for t in triples:
+        if not started and t[1] == RDF.type and t[2] == PKG.Paper:
+            started = True
+        if started:
+            yield t

@@ -1,0 +1,125 @@
+"""Writing a KG directory's files: everything but the store and the manifest.
+
+`build_kg` writes them all; an update (`build.update`) writes them again for the new
+papers, linking what did not change (the statistics file of the epoch) and copying the
+abstract vectors of unchanged papers instead of encoding them again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Collection, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from paperkg.build.canon import ConceptScheme
+from paperkg.build.embed import Embedder
+from paperkg.build.ingest import Paper, Reject
+from paperkg.build.statistics import Epoch, save_epoch, write_results
+from paperkg.build.writer import write_papers_file
+from paperkg.kgdir import (
+    DOC_VECTORS,
+    GRAPH,
+    MERGES,
+    PAPERS,
+    RANKED,
+    REJECTS,
+    SCHEME,
+    STATISTICS,
+    TERMS,
+    save_graph,
+)
+from paperkg.lexical import write_term_counts
+from paperkg.progress import Reporter
+
+if TYPE_CHECKING:
+    from paperkg.build.pipeline import Content
+
+__all__ = ["write_files"]
+
+
+def write_files(
+    target: Path, content: Content, rejects: Sequence[Reject], rep: Reporter,
+    statistics_of: Path | None = None, unchanged: Collection[str] | None = None,
+) -> dict[str, int]:
+    """Everything of a KG directory but the store and the manifest; returns counts.
+
+    `statistics_of`: the KG directory being updated, whose statistics file is
+    `content.epoch`'s (linked, not written again); `unchanged`: the ids of its papers
+    whose text is the same (their abstract vectors are copied from it)."""
+    from paperkg.build.delta import save_scheme
+    from paperkg.build.graph import build_nx
+
+    _write_epoch(target, content.epoch, statistics_of)
+    write_results(target / RANKED, content.papers, content.ranked, content.scheme.mentions,
+                  content.facts, content.keys)
+    save_scheme(target / SCHEME, content.scheme)
+
+    rep.step("writing the NetworkX graph")
+    g = build_nx(content.papers, content.scheme)
+    save_graph(g, target / GRAPH)
+    if rejects:
+        _write_rejects(target / REJECTS, rejects)
+    _write_merges(target / MERGES, content.scheme)
+    rep.step("writing the abstract vectors and the papers")
+    _write_doc_vectors(target / DOC_VECTORS, content.papers, content.embedder,
+                       None if unchanged is None or statistics_of is None else
+                       (statistics_of / DOC_VECTORS, unchanged))
+    write_term_counts(target / TERMS, [p.id for p in content.papers],
+                      [f"{p.title or ''}. {p.abstract}" for p in content.papers])
+    write_papers_file(target / PAPERS, content.papers)
+    return {"nx_nodes": g.number_of_nodes(), "nx_edges": g.number_of_edges()}
+
+
+def _write_epoch(target: Path, epoch: Epoch, statistics_of: Path | None) -> None:
+    if statistics_of is not None and (statistics_of / STATISTICS).is_file():
+        try:
+            os.link(statistics_of / STATISTICS, target / STATISTICS)
+            return
+        except OSError:  # another file system: copy
+            shutil.copyfile(statistics_of / STATISTICS, target / STATISTICS)
+            return
+    save_epoch(target, epoch)
+
+
+def _write_doc_vectors(path: Path, papers: Sequence[Paper], embedder: Embedder,
+                       previous: tuple[Path, Collection[str]] | None = None) -> None:
+    """Each paper's abstract vector (the extractor's own, from its cache), float16.
+    `previous`: an older vectors file and the ids whose text is unchanged since (an
+    update): their vectors are taken from it, not encoded again."""
+    from paperkg.build.text import document_text
+
+    kept: dict[str, np.ndarray] = {}
+    if previous is not None and previous[0].is_file():
+        with np.load(previous[0]) as old:
+            if str(old["model"]) == embedder.name:
+                same = previous[1]
+                kept = {i: v for i, v in zip(old["ids"].tolist(), old["vectors"], strict=True)
+                        if i in same}
+    todo = [p for p in papers if p.id not in kept]
+    fresh = iter(embedder.encode([document_text(p) for p in todo]).astype(np.float16)
+                 if todo else ())
+    vectors = np.stack([kept[p.id] if p.id in kept else next(fresh) for p in papers])
+    np.savez_compressed(path, ids=np.array([p.id for p in papers]),
+                        vectors=vectors.astype(np.float16), model=np.array(embedder.name))
+
+
+def _write_merges(path: Path, scheme: ConceptScheme) -> None:
+    """Every merge decision, one JSON object a line: what was merged where, and why."""
+    with path.open("w", encoding="utf-8") as fh:
+        for m in scheme.merges:
+            row = {"label": m.label, "concept": m.concept_id,
+                   "pref_label": scheme.concepts[m.concept_id].pref_label,
+                   "rule": m.rule, "why": m.detail, "paper": m.paper_id}
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def _write_rejects(path: Path, rejects: Sequence[Reject]) -> None:
+    with path.open("w", encoding="utf-8") as fh:
+        for r in rejects:
+            row = {"file": r.path, "line": r.line, "reason": r.reason, "record": r.raw}
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
