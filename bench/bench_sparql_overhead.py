@@ -83,6 +83,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--kg", type=Path, required=True)
     ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--queries", default=",".join(QUERIES),
+                    help="comma-separated names of the queries to run (default: all)")
     args = ap.parse_args()
     ox_port, pk_port = _free_port(), _free_port()
     ox = subprocess.Popen([shutil.which("oxigraph") or "oxigraph", "serve-read-only",
@@ -100,7 +102,8 @@ def main() -> None:
               f" {'oxigraph p90':>13s} {'paperkg p90':>12s}")
         ratios = []
         with httpx.Client(timeout=60) as client:
-            for name, query in QUERIES.items():
+            for name in args.queries.split(","):
+                query = QUERIES[name]
                 t = {s: _time(client, url, query, args.runs) for s, url in servers.items()}
                 p50 = {s: statistics.median(v) for s, v in t.items()}
                 p90 = {s: statistics.quantiles(v, n=10)[-1] for s, v in t.items()}
