@@ -141,6 +141,8 @@ def is_acronym(word: str) -> bool:
     up at least 30 % of its letters ("LLMs", "MoE", "GSM8K", "AQuA", "CLIP") or a capital
     and a digit ("Llama3"). An all-caps word of five or more letters that the lexicon knows
     ("INCREMENTAL", "SEARCH") is shouting, not an acronym."""
+    if word.lower() == word:  # no capital at all: most words, answered at C speed
+        return False
     letters = sum(c.isalpha() for c in word)
     upper = sum(c.isupper() for c in word)
     if word.isupper() and letters >= 5 and word.isalpha() and is_common_word(word):

@@ -20,7 +20,6 @@ from paperkg.lexicon import is_acronym, is_common_word
 __all__ = ["NameEvidence", "preferred_label", "prose_case"]
 
 _SENTENCE_END = re.compile(r"[.!?:;]\s*$")
-_WORD = re.compile(r"[^\W_]+")
 _PAREN = re.compile(r"\s*\(")
 _IN_DEFINITION = re.compile(r"(?:[\s-]+[A-Z][\w-]*)*\s*\((?=[A-Z])")
 
@@ -38,43 +37,30 @@ class NameEvidence:
 
     def __init__(self, texts: Mapping[str, str]) -> None:
         self.texts = texts
-        #: per paper: its lower-cased text and where each of its words starts
-        self._index: dict[str, tuple[str, dict[str, list[int]]]] = {}
-
-    def _indexed(self, pid: str) -> tuple[str, dict[str, list[int]]]:
-        found = self._index.get(pid)
-        if found is None:
-            low = self.texts.get(pid, "").lower()
-            starts: dict[str, list[int]] = {}
-            for m in _WORD.finditer(low):
-                starts.setdefault(m.group(0), []).append(m.start())
-            found = self._index[pid] = (low, starts)
-        return found
+        self._lower: dict[str, str] = {}
 
     def _occurrences(self, form: str, papers: Iterable[str], hyphen_ends: bool
                      ) -> Iterator[tuple[str, int, int]]:
         """(text, start, end) of each case-insensitive whole-word use of `form` where no
-        sentence starts; `hyphen_ends`: a hyphen next to it ends the word too. Only the
-        places where its first word starts are compared."""
+        sentence starts; `hyphen_ends`: a hyphen next to it ends the word too."""
         want = form.lower()
-        first = _WORD.match(want)
-        if first is None:
-            return
         for pid in papers:
             text = self.texts.get(pid, "")
-            low, starts = self._indexed(pid)
+            low = self._lower.get(pid)
+            if low is None:
+                low = self._lower[pid] = text.lower()
             if len(low) != len(text):  # a letter whose lower case is longer: rare, skipped
                 continue
-            for i in starts.get(first.group(0), ()):
+            i = low.find(want)
+            while i >= 0:
                 j = i + len(want)
-                if not low.startswith(want, i):
-                    continue
                 before = low[i - 1] if i else " "
                 after = low[j] if j < len(low) else " "
                 if not (_wordlike(before) or _wordlike(after) or not hyphen_ends and "-" in
                         (before, after)) and i and not _SENTENCE_END.search(
                             text[max(0, i - 3):i]):
                     yield text, i, j
+                i = low.find(want, i + 1)
 
     def is_name(self, form: str, papers: Iterable[str]) -> bool:
         capital = lower = 0

@@ -13,7 +13,7 @@ an update computes its difference without reading the whole graph back.
 from __future__ import annotations
 
 import gzip
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -92,15 +92,30 @@ def drop_old_graph(old: dict[str, Any] | None, new: dict[str, Any] | None) -> No
             remote.drop_graph(old["graph"])
 
 
-def _update_embedded(current: Path, target: Path, content: Content, rep: Reporter
-                     ) -> tuple[int, int]:
+def _checkpoint(current: Path, target: Path, rep: Reporter, what: str) -> ox.Store:
+    """A writable hard-link copy of the store at `current`, at `target`."""
     try:
         source = ox.Store.read_only(str(current))
     except OSError as err:
         raise KGNotFound(f"{current}: cannot open the store ({err}); rebuild the KG") from None
-    rep.step("checkpointing the store (hard links) and computing the difference")
+    rep.step(f"checkpointing the store (hard links); {what}")
     source.backup(str(target))
-    store = ox.Store(str(target))
+    return ox.Store(str(target))
+
+
+def _apply(store: ox.Store, removed: Collection[ox.Quad], added: Collection[ox.Quad],
+           rep: Reporter) -> tuple[int, int]:
+    rep.step(f"writing the difference: {len(removed)} triples out, {len(added)} in")
+    for q in removed:
+        store.remove(q)
+    store.extend(added)
+    store.flush()
+    return len(removed), len(added)
+
+
+def _update_embedded(current: Path, target: Path, content: Content, rep: Reporter
+                     ) -> tuple[int, int]:
+    store = _checkpoint(current, target, rep, "computing the difference")
     new = {q for q in ox.parse(ntriples_stream(kg_triples(content)),
                                format=ox.RdfFormat.N_TRIPLES) if _plain(q)}
     removed = []
@@ -108,12 +123,7 @@ def _update_embedded(current: Path, target: Path, content: Content, rep: Reporte
         if _plain(q) and q not in new:
             removed.append(q)
         new.discard(q)
-    rep.step(f"writing the difference: {len(removed)} triples out, {len(new)} in")
-    for q in removed:
-        store.remove(q)
-    store.extend(new)
-    store.flush()
-    return len(removed), len(new)
+    return _apply(store, removed, new, rep)
 
 
 def _update_units(current: Path, target: Path, content: Content, delta: Delta, rep: Reporter
@@ -123,15 +133,9 @@ def _update_units(current: Path, target: Path, content: Content, delta: Delta, r
     from paperkg.build.rdf import iter_triples
     from paperkg.vocab import paper_iri, venue_iri
 
-    try:
-        source = ox.Store.read_only(str(current))
-    except OSError as err:
-        raise KGNotFound(f"{current}: cannot open the store ({err}); rebuild the KG") from None
-    rep.step(f"checkpointing the store (hard links); comparing {len(delta.change.concepts)} "
-             f"concepts, {len(delta.change.topics)} topics, {len(delta.papers)} papers and "
-             f"{len(delta.change.weights)} weights")
-    source.backup(str(target))
-    store = ox.Store(str(target))
+    store = _checkpoint(current, target, rep, f"comparing {len(delta.change.concepts)} "
+                        f"concepts, {len(delta.change.topics)} topics, {len(delta.papers)} "
+                        f"papers and {len(delta.change.weights)} weights")
     old: set[ox.Quad] = set()
     for node in (*(str(venue_iri(v)) for v in delta.venues), *delta.authors):
         old.update(store.quads_for_pattern(ox.NamedNode(node), None, None, ox.DefaultGraph()))
@@ -156,13 +160,7 @@ def _update_units(current: Path, target: Path, content: Content, delta: Delta, r
         if str(q.subject)[1:-1] in shared or not _is_shared(str(q.subject)[1:-1])}
     new.update(_quads(iter_triples([], sub_scheme(scheme, units, change), info)))
     new.update(_quads(weight_triples(scheme, change.weights)))
-    removed, added = old - new, new - old
-    rep.step(f"writing the difference: {len(removed)} triples out, {len(added)} in")
-    for q in removed:
-        store.remove(q)
-    store.extend(added)
-    store.flush()
-    return len(removed), len(added)
+    return _apply(store, old - new, new - old, rep)
 
 
 def _is_shared(iri: str) -> bool:
