@@ -16,7 +16,7 @@ from typing import IO
 
 import httpx
 
-from .serving import free_port
+from .serving import free_port, stop
 
 
 @dataclass
@@ -62,12 +62,7 @@ def running(kg: Path, *flags: str) -> Iterator[Server]:
                 time.sleep(0.1)
             yield server
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop(proc)
 
 
 def copy_kg(kg: Path, target: Path) -> Path:

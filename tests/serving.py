@@ -41,11 +41,17 @@ def serve(kg: Path, *flags: str) -> Iterator[str]:
             _wait_healthy(proc, url, log)
             yield url
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            stop(proc)
+
+
+def stop(proc: subprocess.Popen[bytes], timeout: float = 30) -> None:
+    """Stop a server started for a test: politely, then for sure."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def _wait_healthy(proc: subprocess.Popen[bytes], url: str, log: IO[bytes]) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from .serving import free_port
+from .serving import free_port, stop
 
 __all__ = ["VIRTUOSO_ROW_CAP", "free_port", "oxigraph_url", "stop", "virtuoso_env",
            "virtuoso_url", "wait_for"]
@@ -34,15 +34,6 @@ def wait_for(url: str, seconds: float = 90.0) -> None:
             pass
         time.sleep(0.3)
     raise RuntimeError(f"{url} did not come up in {seconds} s")
-
-
-def stop(proc: subprocess.Popen[bytes]) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
 
 
 @pytest.fixture(scope="module")
