@@ -174,3 +174,23 @@ def test_cold_model_load_prints_no_harmless_load_report() -> None:
                           timeout=600, check=True)
     assert "(1, 384)" in done.stdout
     assert "LOAD REPORT" not in done.stderr and "position_ids" not in done.stderr
+
+
+def test_extraction_in_batches_equals_one_pass(cache_dir: Path) -> None:
+    """A build extracts a few thousand papers at a time (memory); a paper's concepts must
+    not depend on which batch it fell in."""
+    from paperkg.build.corpus import corpus_stats
+    from paperkg.build.embed import make_embedder
+    from paperkg.build.pipeline import extract_papers, keyword_prior
+    from paperkg.progress import Reporter
+    from paperkg.settings import Settings
+
+    papers = read_papers(DATA_FILES).papers
+    rep = Reporter(quiet=True)
+    stats = corpus_stats(papers, keyword_prior(papers, Settings(cache_dir=cache_dir), rep))
+    embedder = make_embedder("static", cache_dir)
+    whole = extract_papers(papers, embedder, ExtractSettings(), stats, rep)
+    batched = extract_papers(papers[::-1], embedder, ExtractSettings(), stats, rep,
+                             batch_size=5)
+    assert len(whole) == len(papers) and all(whole.values())
+    assert batched == whole

@@ -304,6 +304,43 @@ def test_the_report_lists_at_most_twenty_violations(graph: Graph) -> None:
     assert len(lines) == 6
 
 
+@pytest.mark.parametrize("edit", ["none", "second label", "broader not a concept",
+                                  "score above one"])
+def test_validation_in_pieces_agrees_with_the_whole_graph(edit: str) -> None:
+    """The streamed check (the scheme, then the papers one by one) gives the whole graph's
+    verdict: a paper linking to concepts of the scheme and to an author of an earlier paper
+    is not a violation, and a violation in any piece is found, once."""
+    from paperkg.build.rdf import iter_triples
+    from paperkg.build.shacl import validate_stream
+
+    scheme = _scheme()
+    c = scheme.concepts["sparse-attention"]
+    scheme.concepts["sparse-attention"] = Concept(c.id, c.pref_label, c.alt_labels,
+                                                  c.paper_count, c.weight, c.kind,
+                                                  "attention-mechanism")
+    triples = list(iter_triples(_papers(), scheme, EXTRACTOR))
+    extra = {"none": None,
+             "second label": (concept_iri("transformer"), SKOS.prefLabel, Literal("T")),
+             "broader not a concept": (concept_iri("transformer"), SKOS.broader,
+                                       paper_iri("abc123")),
+             "score above one": None}[edit]
+    if extra is not None:
+        triples.insert(0, extra)  # into the scheme part, checked last
+    if edit == "score above one":
+        m = mention_iri("xyz.9", 2)
+        triples = [(s, p, Literal(1.7, datatype=XSD.double)) if (s, p) == (m, PKG.score)
+                   else (s, p, o) for s, p, o in triples]
+    whole = Graph()
+    for t in triples:
+        whole.add(t)
+    expected = validate(whole)
+    streamed = validate_stream(iter(triples), papers_per_batch=1)
+    assert (streamed.conforms, streamed.violations) == (expected.conforms,
+                                                        expected.violations)
+    assert streamed.conforms == (edit == "none")
+    assert streamed.text == expected.text
+
+
 # ---------------------------------------------------------------- the store
 
 

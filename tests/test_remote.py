@@ -22,7 +22,7 @@ import pytest
 from paperkg.build.pipeline import build_kg
 from paperkg.build.update import update_kg
 from paperkg.build.writer import read_papers_file
-from paperkg.errors import QueryError, ResultTooLarge
+from paperkg.errors import QueryError, ResultTooLarge, UsageError
 from paperkg.kgdir import PAPERS
 from paperkg.progress import Reporter
 from paperkg.read.kg import open_kg
@@ -109,8 +109,8 @@ def store_url(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.mark.parametrize("store_url", BACKENDS, indirect=True)
-def test_build_add_remove_on_a_server_equal_the_embedded_kg(store_url: str,
-                                                            tmp_path: Path) -> None:
+def test_build_add_remove_on_a_server_equal_the_embedded_kg(
+        store_url: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
     kgs = {}
     for name, url in (("embedded", ""), ("server", store_url)):
         kg = tmp_path / name
@@ -139,31 +139,146 @@ def test_build_add_remove_on_a_server_equal_the_embedded_kg(store_url: str,
     assert _answers(kgs["server"]) == _answers(kgs["embedded"])
     assert open_kg(kgs["server"]).manifest["counts"] == open_kg(kgs["embedded"]).manifest[
         "counts"]
+    assert "Graph Store" not in capfd.readouterr().err  # loaded through the Graph Store
+
+
+def _numbered(n: int, bad: int = -1) -> list[str]:
+    """n N-Triples lines; line `bad` (0-based) malformed, as a server refuses it."""
+    return [f'<https://example.org/s{i}> <https://example.org/p> "{i}"' +
+            (" <broken" if i == bad else " .") for i in range(n)]
+
+
+def _store(url: str, method: str, **env: str) -> RemoteStore:
+    """A RemoteStore that loads through `method`, with the test's credentials."""
+    return RemoteStore(url, env={**os.environ, "PAPERKG_STORE_LOAD": method, **env},
+                       retries=0)
+
+
+def _fresh_graph(what: str) -> str:
+    return f"https://w3id.org/paperkg/graph/test-{what}/{time.time_ns()}"
+
+
+def test_the_write_endpoints_follow_the_query_url() -> None:
+    cases = {  # query URL, credentials → update URL, Graph Store URL
+        ("http://h:7878/query", False): ("http://h:7878/update", "http://h:7878/store"),
+        ("http://h:8890/sparql", True): ("http://h:8890/sparql-auth",
+                                         "http://h:8890/sparql-graph-crud-auth"),
+        ("http://h:8890/sparql", False): ("http://h:8890/sparql",
+                                          "http://h:8890/sparql-graph-crud"),
+        ("http://h/ds", False): ("http://h/ds", None),
+    }
+    for (url, auth), (update, gsp) in cases.items():
+        env = {"PAPERKG_STORE_USER": "u", "PAPERKG_STORE_PASSWORD": "p"} if auth else {}
+        with RemoteStore(url, env=env) as store:
+            assert (store.update_url, store.gsp_url, store.load_method) == (update, gsp, "auto")
+    env = {"PAPERKG_STORE_GSP_URL": "http://g/data", "PAPERKG_STORE_UPDATE_URL": "http://u/",
+           "PAPERKG_STORE_LOAD": "GSP"}
+    with RemoteStore("http://h:7878/query", env=env) as store:
+        assert (store.update_url, store.gsp_url, store.load_method) == (
+            "http://u/", "http://g/data", "gsp")
+    with RemoteStore("http://h:7878/query", env={"PAPERKG_STORE_LOAD": "bulk"}) as store, \
+            pytest.raises(UsageError, match="PAPERKG_STORE_LOAD='bulk': choose one of auto"):
+        store.load(_numbered(3), _fresh_graph("none"))  # refused before anything is sent
+    with RemoteStore("http://h/ds", env={"PAPERKG_STORE_LOAD": "gsp"}) as store, \
+            pytest.raises(UsageError, match="set PAPERKG_STORE_GSP_URL"):
+        store.load(_numbered(3), _fresh_graph("none"))
+    with RemoteStore("http://127.0.0.1:1/query") as store, \
+            pytest.raises(UsageError, match="line 2 has a blank node"):
+        # refused before anything is sent (nothing listens on port 1)
+        store.load(['<https://e.org/a> <https://e.org/p> "_:x" .',
+                    "<https://e.org/a> <https://e.org/p> _:b1 ."], _fresh_graph("bnode"))
+
+
+@pytest.fixture(scope="module")
+def embedded_lines(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """The demo KG's triples on the embedded store, ontology included (no blank nodes)."""
+    tmp = tmp_path_factory.mktemp("embedded")
+    build_kg(DATA_FILES[:1], tmp / "kg", _settings(tmp), reporter=_quiet())
+    return sorted(_lines(tmp / "kg"))
 
 
 @pytest.mark.parametrize("store_url", BACKENDS, indirect=True)
-def test_an_interrupted_load_resumes(store_url: str, tmp_path: Path) -> None:
-    graph = f"https://w3id.org/paperkg/graph/test-resume/{time.time_ns()}"
-    lines = [f"<https://example.org/s{i}> <https://example.org/p> \"{i}\" ." for i in range(50)]
+def test_graph_store_and_update_loads_give_the_same_triples(
+        store_url: str, embedded_lines: list[str], capfd: pytest.CaptureFixture[str]) -> None:
+    loaded = {}
+    for method in ("gsp", "update"):
+        graph = _fresh_graph(method)
+        with _store(store_url, method) as store:  # gsp: no fallback, its errors are errors
+            assert store.load(embedded_lines, graph, chunk=500, gsp_chunk=1_000) == len(
+                embedded_lines)
+            store.graph = graph
+            loaded[method] = set(store.triples())
+            assert store.triple_count() == len(loaded[method])
+            store.drop_graph(graph)
+    assert len(embedded_lines) > 3_000  # several Graph Store chunks
+    assert loaded["gsp"] == loaded["update"]  # the server's own spelling, line for line
+    assert _canonical(loaded["gsp"]) == _canonical(set(embedded_lines))
+    assert "Graph Store" not in capfd.readouterr().err
+
+
+@pytest.mark.parametrize("store_url", BACKENDS, indirect=True)
+def test_auto_falls_back_to_update_where_there_is_no_graph_store(
+        store_url: str, capfd: pytest.CaptureFixture[str]) -> None:
+    nowhere = store_url.rsplit("/", 1)[0] + "/no-graph-store-here"  # a real 404
+    graph, lines = _fresh_graph("fallback"), _numbered(95)
+    with _store(store_url, "auto", PAPERKG_STORE_GSP_URL=nowhere) as store:
+        assert store.load(lines, graph, chunk=10, gsp_chunk=30) == 95
+        store.apply(graph, lines[:5], [])  # removals: always Update
+        store.graph = graph
+        assert store.triple_count() == 90
+        store.drop_graph(graph)
+    said = capfd.readouterr().err
+    assert said.count(f"{nowhere} does not take Graph Store Protocol loads (HTTP 404)") == 1
+    assert "loading through SPARQL Update" in said
+    with _store(store_url, "gsp", PAPERKG_STORE_GSP_URL=nowhere) as strict, \
+            pytest.raises(QueryError, match=r"404.*set PAPERKG_STORE_GSP_URL.*lines 1–30"):
+        strict.load(lines, graph, gsp_chunk=30)
+
+
+@pytest.mark.parametrize("method", ["gsp", "update"])
+@pytest.mark.parametrize("store_url", BACKENDS, indirect=True)
+def test_an_interrupted_load_resumes(store_url: str, method: str, tmp_path: Path) -> None:
+    graph, lines = _fresh_graph("resume"), _numbered(50)
     progress = tmp_path / "progress.json"
 
     def broken() -> Iterator[str]:
         yield from lines[:25]
         raise ConnectionError("the network went away")
 
-    with RemoteStore(store_url) as remote:
+    with _store(store_url, method) as store:
         with pytest.raises(ConnectionError):
-            remote.load(broken(), graph, chunk=10, progress_file=progress)
-        assert progress.is_file()
-        sent: list[str] = []
-        real_send = remote._send
-        remote._send = lambda verb, g, block: (sent.extend(block),  # type: ignore[method-assign]
-                                               real_send(verb, g, block))[1]
-        assert remote.load(iter(lines), graph, chunk=10, progress_file=progress) == 50
-        assert sent == lines[20:]  # the two chunks the server had were not sent again
-        remote.graph = graph
-        assert remote.triple_count() == 50
-        remote.drop_graph(graph)
+            store.load(broken(), graph, chunk=10, gsp_chunk=10, progress_file=progress)
+        store.graph = graph
+        assert store.triple_count() == 20  # two whole chunks; the third never went
+        # take a triple of a chunk the server had: a resumed load that sent that chunk
+        # again would put it back
+        store.update(f"DELETE DATA {{ GRAPH <{graph}> {{ {lines[3]} }} }}")
+        assert store.load(iter(lines), graph, chunk=10, gsp_chunk=10,
+                          progress_file=progress) == 50
+        assert store.triple_count() == 49  # lines 20-49 sent, 0-19 skipped
+        assert store.load(lines, graph, chunk=10, gsp_chunk=10, progress_file=progress) == 50
+        assert store.triple_count() == 49  # all done already: nothing sent
+        store.load(lines, graph, chunk=10, gsp_chunk=10)  # no progress file: all again
+        assert store.triple_count() == 50
+        store.drop_graph(graph)
+
+
+@pytest.mark.parametrize("method", ["gsp", "update"])
+@pytest.mark.parametrize("store_url", BACKENDS, indirect=True)
+def test_a_refused_chunk_is_never_counted_as_loaded(store_url: str, method: str,
+                                                    tmp_path: Path) -> None:
+    graph, progress = _fresh_graph("refused"), tmp_path / "progress.json"
+    with _store(store_url, method) as store:
+        with pytest.raises(QueryError, match=r"refused .*lines 21–30 into .*; lines 1–20 "
+                                             "are in the graph, and the same load run"):
+            store.load(_numbered(40, bad=25), graph, chunk=10, gsp_chunk=10,
+                       progress_file=progress)
+        # Virtuoso keeps the part of a refused POST before the error: never counted
+        assert store.load(_numbered(40), graph, chunk=10, gsp_chunk=10,
+                          progress_file=progress) == 40
+        store.graph = graph
+        assert store.triple_count() == 40
+        store.drop_graph(graph)
 
 
 @pytest.mark.usefixtures("virtuoso_env")

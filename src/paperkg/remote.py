@@ -3,8 +3,9 @@
 Reading goes through the SPARQL 1.1 Protocol (POST, JSON results for SELECT/ASK,
 N-Triples for CONSTRUCT/DESCRIBE), with the KG's named graph as the request's default
 graph (`default-graph-uri`), so the read questions run unchanged. Writing goes through
-SPARQL 1.1 Update: loads in chunks of `INSERT DATA`, each retried, and resumable (a
-killed load skips the chunks a progress file says the server already has).
+the Graph Store HTTP Protocol or SPARQL Update, in chunks, each retried, and resumable (a
+killed load skips the chunks a progress file says the server already has): see
+`paperkg.remote_write`.
 
 A server may answer with less than the whole answer and still say 200. paperkg never
 passes such an answer on as complete: Virtuoso's partial answer at its time limit
@@ -14,14 +15,16 @@ passes such an answer on as complete: Virtuoso's partial answer at its time limi
 
 Credentials come from the environment only (PAPERKG_STORE_USER, PAPERKG_STORE_PASSWORD;
 PAPERKG_STORE_AUTH=basic for basic instead of digest authentication), never from flags.
-The update endpoint is the query URL's `…/query` → `…/update` (Oxigraph, Fuseki), or
-`…/sparql` → `…/sparql-auth` when credentials are set (Virtuoso), or
-PAPERKG_STORE_UPDATE_URL.
+Loads go through the Graph Store Protocol where the server takes it, else SPARQL Update
+(PAPERKG_STORE_LOAD=auto, the default; gsp or update to choose). The Graph Store endpoint
+is the query URL's `…/query` → `…/store` (Oxigraph server), or `…/sparql` →
+`…/sparql-graph-crud-auth` with credentials, `…/sparql-graph-crud` without (Virtuoso), or
+PAPERKG_STORE_GSP_URL. The update endpoint is `…/query` → `…/update` (Oxigraph, Fuseki),
+or `…/sparql` → `…/sparql-auth` with credentials (Virtuoso), or PAPERKG_STORE_UPDATE_URL.
 """
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import os
@@ -36,7 +39,8 @@ from typing import Any, Final
 import httpx
 import pyoxigraph as ox
 
-from paperkg.errors import KGNotFound, QueryError, QueryRefused, ResultTooLarge, UsageError
+from paperkg.errors import QueryError, QueryRefused, ResultTooLarge, UsageError
+from paperkg.remote_write import GraphWriter, write_urls
 from paperkg.results import QueryResult, Term
 from paperkg.screen import screen
 from paperkg.store import Answer, Dataset, term_of
@@ -47,8 +51,6 @@ GRAPH_BASE: Final = "https://w3id.org/paperkg/graph/"
 _RESULTS_JSON = "application/sparql-results+json"
 _NTRIPLES = "application/n-triples"
 _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
-# what Virtuoso answers when one update holds too many triples for its compiler
-_TOO_BIG: Final = ("memory exhausted", "SQL text has exceeded")
 _FINAL_LIMIT = re.compile(r"\bLIMIT\s+(\d+)\s*(?:OFFSET\s+\d+\s*)?$", re.IGNORECASE)
 
 
@@ -69,18 +71,9 @@ def _auth(env: Mapping[str, str]) -> httpx.Auth | None:
     return httpx.DigestAuth(user, password or "")
 
 
-def _update_url(url: str, env: Mapping[str, str], with_auth: bool) -> str:
-    if env.get("PAPERKG_STORE_UPDATE_URL"):
-        return env["PAPERKG_STORE_UPDATE_URL"]
-    if url.endswith("/query"):
-        return url[: -len("query")] + "update"
-    if url.endswith("/sparql") and with_auth:
-        return url + "-auth"
-    return url
-
-
-class RemoteStore:
-    """A KG held in graph `graph` of the SPARQL server at `url` (its query endpoint)."""
+class RemoteStore(GraphWriter):
+    """A KG held in graph `graph` of the SPARQL server at `url` (its query endpoint);
+    writing (`load`, `apply`, `update`, …) comes from `GraphWriter`."""
 
     def __init__(self, url: str, graph: str | None = None, *, timeout: float = 300.0,
                  env: Mapping[str, str] | None = None, retries: int = 3,
@@ -93,32 +86,11 @@ class RemoteStore:
         self.url = url
         self.graph = graph
         auth = _auth(env)
-        self.update_url = _update_url(url, env, auth is not None)
+        self.update_url, self.gsp_url, self.load_method = write_urls(url, env, auth is not None)
         self.max_rows = int(env.get("PAPERKG_STORE_MAX_ROWS", "10000") or 0)
         self.retries = retries
         self.params = dict(params or {})
         self._client: httpx.Client | None = httpx.Client(timeout=timeout, auth=auth)
-
-    @property
-    def _http(self) -> httpx.Client:
-        if self._client is None:
-            raise RuntimeError(f"the store at {self.url} is closed")
-        return self._client
-
-    def _post(self, url: str, data: dict[str, str], accept: str) -> httpx.Response:
-        """POST with retries on connection errors and 5xx answers (not on 4xx)."""
-        for attempt in range(self.retries + 1):
-            try:
-                response = self._http.post(url, data=data, headers={"Accept": accept})
-            except httpx.TransportError as err:
-                if attempt == self.retries:
-                    raise KGNotFound(f"{url}: the SPARQL server does not answer ({err})"
-                                     ) from None
-            else:
-                if response.status_code < 500 or attempt == self.retries:
-                    return response
-            time.sleep(0.5 * 2 ** attempt)
-        raise AssertionError("unreachable")
 
     # ------------------------------------------------------------ reading
 
@@ -230,65 +202,6 @@ class RemoteStore:
             tmp.unlink(missing_ok=True)
         return target
 
-    # ------------------------------------------------------------ writing
-
-    def update(self, sparql: str) -> None:
-        """One SPARQL Update request: one transaction on the server."""
-        response = self._post(self.update_url, {"update": sparql}, "*/*")
-        if response.status_code >= 400:
-            raise _refused(response)
-
-    def _send(self, verb: str, graph: str, block: list[str]) -> None:
-        """INSERT/DELETE DATA one block; a block too big for the server's compiler (Virtuoso
-        gives up past a few thousand triples) is sent again in halves."""
-        response = self._post(self.update_url, {"update": _data_block(verb, graph, block)},
-                              "*/*")
-        if response.status_code < 400:
-            return
-        if len(block) > 1 and (response.status_code == 413 or any(
-                sign in response.text for sign in _TOO_BIG)):
-            half = len(block) // 2
-            self._send(verb, graph, block[:half])
-            self._send(verb, graph, block[half:])
-            return
-        raise _refused(response)
-
-    def load(self, lines: Iterable[str], graph: str, chunk: int = 5_000,
-             progress_file: Path | None = None) -> int:
-        """INSERT DATA the N-Triples `lines` into `graph`, `chunk` triples per request.
-
-        With `progress_file`, each chunk done is recorded (by its hash), and a load of the
-        same lines into the same graph after an interruption skips what was sent.
-        """
-        done = _read_progress(progress_file, graph)
-        sent = 0
-        for i, block in enumerate(_chunks(lines, chunk)):
-            digest = hashlib.sha256("\n".join(block).encode()).hexdigest()[:16]
-            if i < len(done) and done[i] == digest:
-                sent += len(block)
-                continue
-            del done[i:]
-            self._send("INSERT", graph, block)
-            done.append(digest)
-            if progress_file is not None:
-                progress_file.write_text(json.dumps({"graph": graph, "chunks": done}))
-            sent += len(block)
-        return sent
-
-    def apply(self, graph: str, removed: list[str], added: list[str], chunk: int = 5_000
-              ) -> None:
-        """Take `removed` out of `graph` and put `added` in (N-Triples lines), in chunks."""
-        for block in _chunks(removed, chunk):
-            self._send("DELETE", graph, block)
-        for block in _chunks(added, chunk):
-            self._send("INSERT", graph, block)
-
-    def copy_graph(self, source: str, target: str) -> None:
-        self.update(f"COPY <{source}> TO <{target}>")
-
-    def drop_graph(self, graph: str) -> None:
-        self.update(f"DROP SILENT GRAPH <{graph}>")
-
     def close(self) -> None:
         if self._client is not None:
             self._client.close()
@@ -310,44 +223,12 @@ class RemoteStore:
 def ntriples_lines(triples: Iterable[Any]) -> Iterator[str]:
     """N-Triples lines of rdflib triples, in Oxigraph's canonical form (so lines of two
     builds compare equal), blank nodes left out (only the ontology has them)."""
-    from paperkg.store import ntriples_stream
+    from paperkg.ntriples import ntriples_stream
 
     for q in ox.parse(ntriples_stream(triples), format=ox.RdfFormat.N_TRIPLES):
         if isinstance(q.subject, ox.BlankNode) or isinstance(q.object, ox.BlankNode):
             continue
         yield f"{q.subject} {q.predicate} {q.object} ."
-
-
-def _refused(response: httpx.Response) -> QueryError:
-    return QueryError(f"the SPARQL server refused the update ({response.status_code}): "
-                      f"{response.text.strip()[:300]}")
-
-
-def _chunks(lines: Iterable[str], size: int) -> Iterator[list[str]]:
-    block: list[str] = []
-    for line in lines:
-        block.append(line)
-        if len(block) >= size:
-            yield block
-            block = []
-    if block:
-        yield block
-
-
-def _data_block(verb: str, graph: str, lines: list[str]) -> str:
-    body = "\n".join(lines)
-    return f"{verb} DATA {{ GRAPH <{graph}> {{\n{body}\n}} }}"
-
-
-def _read_progress(path: Path | None, graph: str) -> list[str]:
-    if path is None or not path.is_file():
-        return []
-    try:
-        data = json.loads(path.read_text())
-        chunks = data["chunks"] if data.get("graph") == graph else []
-        return [str(c) for c in chunks]
-    except (ValueError, KeyError, TypeError, AttributeError):
-        return []  # a damaged progress file: load everything again
 
 
 _OPAQUE = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|<[^<>"{}|^`\\\s]*>|#[^\n]*')

@@ -47,6 +47,7 @@ __all__ = [
     "decode_id",
     "encode_id",
     "extractor_iri",
+    "field_iri",
     "iri_id",
     "iri_of",
     "key_of",
@@ -57,6 +58,7 @@ __all__ = [
     "parameter_iri",
     "parse_iri",
     "record_iri",
+    "topic_iri",
     "venue_iri",
     "slugify",
 ]
@@ -100,6 +102,7 @@ PREFIXES: Final[dict[str, str]] = {
     "concept": BASE + "concept/",
     "author": BASE + "author/",
     "topic": BASE + "topic/",
+    "field": BASE + "field/",
     "venue": BASE + "venue/",
 }
 
@@ -175,6 +178,11 @@ def record_iri(paper_id: str, n: int) -> URIRef:
 def topic_iri(topic_id: str) -> URIRef:
     """`{BASE}topic/{id}` — a group of co-occurring concepts (a skos:Collection)."""
     return URIRef(f"{BASE}topic/{_segment(topic_id, 'topic')}")
+
+
+def field_iri(field_id: str) -> URIRef:
+    """`{BASE}field/{id}` — a group of co-occurring topics (a skos:Collection of them)."""
+    return URIRef(f"{BASE}field/{_segment(field_id, 'field')}")
 
 
 def merge_iri(concept_slug: str, n: int) -> URIRef:

@@ -21,7 +21,7 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-from paperkg.build.hierarchy import Topic, broader_of, topics
+from paperkg.build.hierarchy import Field, Topic, broader_of, topic_hierarchy
 from paperkg.build.ingest import Paper
 from paperkg.build.kinds import PaperRoles, paper_roles, vote_kind
 from paperkg.build.labels import NameEvidence, preferred_label
@@ -85,6 +85,7 @@ class ConceptScheme:
     mentions: dict[str, list[Mention]]
     merges: list[Merge] = field(default_factory=list)
     topics: list[Topic] = field(default_factory=list)
+    fields: list[Field] = field(default_factory=list)  # groups of topics, one level up
 
 
 @lru_cache(maxsize=1 << 18)
@@ -317,16 +318,19 @@ def build_scheme(
         mentions[paper_id] = list(links.values())
 
     small = n_papers < 500  # a demo-sized corpus: looser thresholds, or no topic forms
-    groups = topics({c.id: c.paper_count for c in concepts.values()},
-                    ([m.concept_id for m in ms] for ms in mentions.values()),
-                    {c.id: c.pref_label for c in concepts.values()},
-                    min_papers=2 if small else 3, min_together=1 if small else 2)
+    groups, fields = topic_hierarchy(
+        {c.id: c.paper_count for c in concepts.values()},
+        ([m.concept_id for m in ms] for ms in mentions.values()),
+        {c.id: c.pref_label for c in concepts.values()},
+        min_papers=2 if small else 3, min_together=1 if small else 2,
+        resolution=1.0 if small else 8.0, field_resolution=1.0 if small else 2.0,
+        kinds={c.id: c.kind for c in concepts.values()})
     topic_of = {cid: t.id for t in groups for cid in t.members}
     for cid, topic in topic_of.items():
         c = concepts[cid]
         concepts[cid] = Concept(c.id, c.pref_label, c.alt_labels, c.paper_count, c.weight,
                                 c.kind, c.broader, topic)
-    return ConceptScheme(concepts, mentions, merges, groups)
+    return ConceptScheme(concepts, mentions, merges, groups, fields)
 
 
 def _add_defined_short_forms(

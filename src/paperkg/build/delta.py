@@ -2,17 +2,20 @@
 
 A KG's triples fall into units that are each a function of a few values: a concept's own
 triples (labels, paper count, kind, its broader link both ways), its weight, the merge
-decisions of a concept, a topic with its members, and a paper with its mentions and
-source records (plus the author and venue nodes it names). An update compares the units
-of the old KG (the scheme as written, `kgdir.SCHEME`, and the papers' stored mentions,
-`kgdir.RANKED`) with the new ones and generates triples (`rdf.iter_triples`, the one
-writer of triples) only for the units that differ, on both sides; the difference of those
-is the difference of the whole graphs, since unchanged units give equal triples.
+decisions of a concept, a topic with its members, a field with its topics, and a paper
+with its mentions and source records (plus the author and venue nodes it names). An
+update compares the units of the old KG (the scheme as written, `kgdir.SCHEME`, and the
+papers' stored mentions, `kgdir.RANKED`) with the new ones and generates triples
+(`rdf.iter_triples`, the one writer of triples) only for the units that differ, on both
+sides; the difference of those is the difference of the whole graphs, since unchanged
+units give equal triples.
 
 Weights are the exception to "few units change": a weight is `log((1+N)/(1+df)) + 1`, so
 every concept's changes with the paper count N. Its one triple is swapped directly.
 The same units are what SHACL re-checks (`changed_scheme`): a weight alone is one
 xsd:double >= 1 by construction, so a concept whose weight alone changed is not re-checked.
+A changed topic brings its field, and a changed field its topics (and so their concepts):
+a topic's shape wants its field typed, a field's its member topics.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from paperkg.build.canon import Concept, ConceptScheme, Mention, Merge
-from paperkg.build.hierarchy import Topic
+from paperkg.build.hierarchy import Field, Topic
 from paperkg.build.ingest import Paper
 from paperkg.errors import KGNotFound
 
@@ -41,7 +44,8 @@ def save_scheme(path: Path, scheme: ConceptScheme) -> None:
                       c.broader, c.topic] for c in scheme.concepts.values()],
         "merges": [[m.label, m.concept_id, m.rule, m.detail, m.paper_id, m.local]
                    for m in scheme.merges],
-        "topics": [[t.id, t.label, list(t.members)] for t in scheme.topics],
+        "topics": [[t.id, t.label, list(t.members), t.field, t.note] for t in scheme.topics],
+        "fields": [[f.id, f.label, list(f.members), f.note] for f in scheme.fields],
     }
     with gzip.open(path, "wt", encoding="utf-8", compresslevel=1) as fh:
         fh.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")))  # C encoder
@@ -57,11 +61,12 @@ def load_scheme(path: Path) -> ConceptScheme | None:
         concepts = {c[0]: Concept(c[0], c[1], tuple(c[2]), int(c[3]), float(c[4]), c[5],
                                   c[6], c[7]) for c in row["concepts"]}
         merges = [Merge(m[0], m[1], m[2], m[3], m[4], bool(m[5])) for m in row["merges"]]
-        topics = [Topic(t[0], t[1], tuple(t[2])) for t in row["topics"]]
+        topics = [Topic(t[0], t[1], tuple(t[2]), *t[3:5]) for t in row["topics"]]
+        fields = [Field(f[0], f[1], tuple(f[2]), f[3]) for f in row.get("fields", [])]
     except (OSError, EOFError, zlib.error, UnicodeDecodeError, ValueError, KeyError,
             TypeError, IndexError) as err:
         raise KGNotFound(f"{path}: damaged ({err}); rebuild the KG") from None
-    return ConceptScheme(concepts, {}, merges, topics)
+    return ConceptScheme(concepts, {}, merges, topics, fields)
 
 
 def _core(c: Concept) -> tuple[Any, ...]:
@@ -80,11 +85,13 @@ def _merges_by_concept(merges: Iterable[Merge]) -> dict[str, list[tuple[Any, ...
 @dataclass(frozen=True, slots=True)
 class SchemeChange:
     """The scheme units that differ: concepts whose own triples or merges changed (or
-    that came or went), topics that changed, and concepts whose weight alone changed."""
+    that came or went), topics and fields that changed (with the fields of those topics
+    and the topics of those fields), and concepts whose weight alone changed."""
 
     concepts: frozenset[str]
     topics: frozenset[str]
     weights: tuple[str, ...]
+    fields: frozenset[str] = frozenset()
 
 
 def changed_scheme(old: ConceptScheme, new: ConceptScheme) -> SchemeChange:
@@ -98,10 +105,23 @@ def changed_scheme(old: ConceptScheme, new: ConceptScheme) -> SchemeChange:
             weights.append(cid)
     om, nm = _merges_by_concept(old.merges), _merges_by_concept(new.merges)
     concepts.update(cid for cid in om.keys() | nm.keys() if om.get(cid) != nm.get(cid))
-    ot = {t.id: t for t in old.topics}
-    nt = {t.id: t for t in new.topics}
-    topics = {tid for tid in ot.keys() | nt.keys() if ot.get(tid) != nt.get(tid)}
-    return SchemeChange(frozenset(concepts), frozenset(topics), tuple(sorted(weights)))
+    topics, fields = _changed(old.topics, new.topics), _changed(old.fields, new.fields)
+    grown = True
+    while grown:  # a topic with its field, a field with its topics, on both sides
+        more_fields = {t.field for s in (old, new) for t in s.topics
+                       if t.id in topics and t.field is not None}
+        more_topics = {tid for s in (old, new) for f in s.fields if f.id in fields
+                       for tid in f.members}
+        grown = not (more_fields <= fields and more_topics <= topics)
+        fields |= more_fields
+        topics |= more_topics
+    return SchemeChange(frozenset(concepts), frozenset(topics), tuple(sorted(weights)),
+                        frozenset(fields))
+
+
+def _changed(old: Iterable[Topic | Field], new: Iterable[Topic | Field]) -> set[str]:
+    a, b = {x.id: x for x in old}, {x.id: x for x in new}
+    return {i for i in a.keys() | b.keys() if a.get(i) != b.get(i)}
 
 
 def unit_concepts(schemes: Iterable[ConceptScheme], change: SchemeChange,
@@ -128,11 +148,13 @@ def unit_concepts(schemes: Iterable[ConceptScheme], change: SchemeChange,
 def sub_scheme(scheme: ConceptScheme, concepts: Collection[str], change: SchemeChange,
                mentions: Mapping[str, list[Mention]] | None = None) -> ConceptScheme:
     """The part of `scheme` made of the concepts `concepts` (`unit_concepts`), the merge
-    decisions of the changed concepts and the changed topics, for `rdf.iter_triples`."""
+    decisions of the changed concepts and the changed topics and fields, for
+    `rdf.iter_triples`."""
     return ConceptScheme({cid: c for cid, c in scheme.concepts.items() if cid in concepts},
                          dict(mentions or {}),
                          [m for m in scheme.merges if m.concept_id in change.concepts],
-                         [t for t in scheme.topics if t.id in change.topics])
+                         [t for t in scheme.topics if t.id in change.topics],
+                         [f for f in scheme.fields if f.id in change.fields])
 
 
 def weight_triples(scheme: ConceptScheme, ids: Sequence[str]) -> Iterator[Any]:

@@ -118,20 +118,18 @@ class StaticEmbedder:
         return load_once(f"static:{target}", load)
 
     def _distill(self, target: Path) -> None:
-        try:
-            from model2vec.distill import distill
-        except ImportError as err:
-            raise RuntimeError(
-                "the static embedder is distilled on first use and needs model2vec's "
-                "distill extra: pip install 'model2vec[distill]'"
-            ) from err
+        """Distil in a child process: torch and the transformer take ~0.5 GB that the
+        build would otherwise keep for the rest of its run."""
+        import subprocess
+
         print(f"distilling a static embedder from MiniLM into {target} (once, ~2 min)",
-              file=sys.stderr)
-        model = distill(model_name=model_path(), pca_dims=self.pca_dims, device="cpu")
-        tmp = target.with_name(target.name + ".tmp")
-        model.save_pretrained(str(tmp))
-        _write_model_sums(tmp)
-        tmp.replace(target)
+              file=sys.stderr, flush=True)
+        done = subprocess.run([sys.executable, "-m", "paperkg.build.embed", str(target),
+                               str(self.pca_dims)], check=False)
+        if done.returncode != 0:
+            raise RuntimeError(f"distilling the static embedder into {target} failed "
+                               f"(exit {done.returncode}; its error is printed above)")
+
 
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
         if not texts:
@@ -275,3 +273,21 @@ def make_embedder(kind: str, cache_dir: Path | None) -> Embedder:
     else:
         raise ValueError(f"unknown embedder {kind!r}; choose one of {', '.join(EMBEDDERS)}")
     return CachedEmbedder(inner, cache_dir) if cache_dir is not None else inner
+
+
+def _distill(target: Path, pca_dims: int) -> None:
+    """The distillation itself (`python -m paperkg.build.embed TARGET PCA_DIMS`)."""
+    try:
+        from model2vec.distill import distill
+    except ImportError:
+        sys.exit("the static embedder is distilled on first use and needs model2vec's "
+                 "distill extra: pip install 'model2vec[distill]'")
+    model = distill(model_name=model_path(), pca_dims=pca_dims, device="cpu")
+    tmp = target.with_name(target.name + ".tmp")
+    model.save_pretrained(str(tmp))
+    _write_model_sums(tmp)
+    tmp.replace(target)
+
+
+if __name__ == "__main__":
+    _distill(Path(sys.argv[1]), int(sys.argv[2]))

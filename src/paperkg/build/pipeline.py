@@ -47,6 +47,7 @@ __all__ = ["Content", "build_kg", "check_settings", "compute", "extract_papers",
            "keyword_prior", "kg_triples", "read_inputs"]
 
 Ranked = list[tuple[str, float]]
+EXTRACT_BATCH = 2_000  # papers extracted at a time (their phrases and vectors in memory)
 
 
 @dataclass(frozen=True, slots=True)
@@ -353,14 +354,21 @@ def _extract_under(
 
 
 def extract_papers(
-    todo: Sequence[Paper], embedder: Embedder, ext: ExtractSettings, stats: Any, rep: Reporter
+    todo: Sequence[Paper], embedder: Embedder, ext: ExtractSettings, stats: Any, rep: Reporter,
+    batch_size: int = EXTRACT_BATCH,
 ) -> dict[str, Ranked]:
     """The per-paper step: papers in, ranked concepts per paper id out. Each result depends
     on its paper, the settings, the model and the corpus `stats` only, so any split of
     `todo` (cache misses, a worker's share) gives the same results."""
     from paperkg.build.extract import extract_concepts
 
-    return extract_concepts(todo, embedder, ext, rep.stage, stats.prior, stats.share)
+    out: dict[str, Ranked] = {}
+    for start in range(0, len(todo), batch_size):  # memory per batch, not per corpus
+        batch = todo[start:start + batch_size]
+        if len(todo) > batch_size:
+            rep.step(f"papers {start + 1}-{start + len(batch)} of {len(todo)}")
+        out.update(extract_concepts(batch, embedder, ext, rep.stage, stats.prior, stats.share))
+    return out
 
 
 def keyword_prior(
@@ -395,7 +403,7 @@ def _validate(
 
     h = hashlib.sha256(source_fingerprint("paperkg.build.rdf", "paperkg.build.shacl").encode())
     for part in (papers, sorted(scheme.concepts.items()), sorted(scheme.mentions.items()),
-                 scheme.merges, scheme.topics, info):
+                 scheme.merges, scheme.topics, scheme.fields, info):
         h.update(repr(part).encode())
     for f in (rdf.ontology_path("shapes.ttl"), rdf.ontology_path("paperkg.ttl")):
         h.update(Path(str(f)).read_bytes())

@@ -18,6 +18,7 @@ from rdflib.namespace import NamespaceManager
 from rdflib.term import Node
 
 from paperkg.build.canon import ConceptScheme
+from paperkg.build.collections_rdf import collection_and_merge_triples
 from paperkg.build.extract import ExtractorInfo
 from paperkg.build.ingest import Paper
 from paperkg.build.text import code_links
@@ -41,11 +42,9 @@ from paperkg.vocab import (
     decision_iri,
     extractor_iri,
     mention_iri,
-    merge_iri,
     paper_iri,
     parameter_iri,
     record_iri,
-    topic_iri,
     venue_iri,
 )
 
@@ -76,7 +75,7 @@ _SURFACE, _ATTRIBUTED = PKG.surfaceForm, PROV.wasAttributedTo
 _SKOS_CONCEPT, _IN_SCHEME = SKOS.Concept, SKOS.inScheme
 _PREF, _ALT = SKOS.prefLabel, SKOS.altLabel
 _PAPER_COUNT, _WEIGHT = PKG.paperCount, PKG.weight
-_BROADER, _NARROWER, _MEMBER = SKOS.broader, SKOS.narrower, SKOS.member
+_BROADER, _NARROWER = SKOS.broader, SKOS.narrower
 _ROLE_PREDICATE = {"proposes": PKG.proposes, "evaluatesOn": PKG.evaluatesOn}
 _CODE = SCHEMA.codeRepository
 SHAPES_NS = "https://w3id.org/paperkg/shapes#"
@@ -177,7 +176,7 @@ def iter_triples(
         if concept.broader:
             yield concepts[concept.id], _BROADER, concepts[concept.broader]
             yield concepts[concept.broader], _NARROWER, concepts[concept.id]
-    yield from _topic_and_merge_triples(scheme, concepts)
+    yield from collection_and_merge_triples(scheme, concepts)  # topics, fields, merges
 
     authors: dict[str, URIRef] = {}
     named: set[URIRef] = set()
@@ -258,31 +257,6 @@ def _identity_triples(p: URIRef, paper: Paper) -> Iterator[Triple]:
             yield r, PKG.venue, venue_iri(origin.venue)
         if origin.decision:
             yield r, _DECISION, decision_iri(origin.decision)
-
-
-def _topic_and_merge_triples(
-    scheme: ConceptScheme, concepts: dict[str, URIRef]
-) -> Iterator[Triple]:
-    """Topics as skos:Collection (members linked both ways) and one node per merge."""
-    for topic in scheme.topics:
-        t = topic_iri(topic.id)
-        yield t, _TYPE, SKOS.Collection
-        yield t, _TYPE, PKG.Topic
-        yield t, _LABEL, Literal(topic.label)
-        for cid in topic.members:
-            yield t, _MEMBER, concepts[cid]
-            yield concepts[cid], PKG.topic, t
-    count: dict[str, int] = {}
-    for merge in scheme.merges:
-        n = count[merge.concept_id] = count.get(merge.concept_id, 0) + 1
-        node = merge_iri(merge.concept_id, n)
-        yield concepts[merge.concept_id], PKG.merge, node
-        yield node, _TYPE, PKG.MergeDecision
-        yield node, PKG.label, Literal(merge.label)
-        yield node, PKG.rule, Literal(merge.rule)
-        yield node, RDFS.comment, Literal(merge.detail)
-        if merge.paper_id is not None:
-            yield node, PROV.wasDerivedFrom, paper_iri(merge.paper_id)
 
 
 # ---------------------------------------------------------------- validation

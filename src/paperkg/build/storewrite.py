@@ -24,9 +24,10 @@ from paperkg.build.delta import Delta
 from paperkg.build.pipeline import Content, kg_triples
 from paperkg.errors import KGNotFound
 from paperkg.kgdir import REMOTE_TRIPLES, STORE
+from paperkg.ntriples import ntriples_stream
 from paperkg.progress import Reporter
 from paperkg.remote import RemoteStore, graph_for, ntriples_lines
-from paperkg.store import OxigraphStore, ntriples_stream
+from paperkg.store import OxigraphStore
 from paperkg.vocab import BASE
 
 AUTHOR_BASE, VENUE_BASE = BASE + "author/", BASE + "venue/"
