@@ -48,8 +48,8 @@ from paperkg.build.counts import add_counts
 from paperkg.build.distributed import COUNT_BATCH, MAX_BATCH, Cluster, extract_on_cluster
 from paperkg.build.embed import make_embedder
 from paperkg.build.extract import ExtractSettings, extract_concepts
+from paperkg.build.extraction import keyword_prior
 from paperkg.build.ingest import Paper, read_papers
-from paperkg.build.pipeline import keyword_prior
 from paperkg.build.prior import count_candidates
 from paperkg.build.text import MAX_WORDS, document_text
 from paperkg.progress import Reporter

@@ -181,7 +181,7 @@ def test_extraction_in_batches_equals_one_pass(cache_dir: Path) -> None:
     not depend on which batch it fell in."""
     from paperkg.build.corpus import corpus_stats
     from paperkg.build.embed import make_embedder
-    from paperkg.build.pipeline import extract_papers, keyword_prior
+    from paperkg.build.extraction import extract_papers, keyword_prior
     from paperkg.progress import Reporter
     from paperkg.settings import Settings
 

@@ -117,7 +117,7 @@ def test_query_workers_have_no_network_even_if_the_screen_missed(listener: Liste
     straight through pyoxigraph (no screen) reaches nothing."""
     code = f"""
 import socket
-from paperkg_server.pool import _sandbox
+from paperkg_server.worker import _sandbox
 import pyoxigraph as ox
 print("warning:", _sandbox(0) or "none")
 try:

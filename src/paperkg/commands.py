@@ -237,8 +237,8 @@ def cmd_extract(args: argparse.Namespace, settings: Settings) -> int:
     from paperkg.build.canon import build_scheme
     from paperkg.build.embed import make_embedder
     from paperkg.build.extract import ExtractSettings, extract_concepts
+    from paperkg.build.extraction import keyword_prior
     from paperkg.build.ingest import read_papers
-    from paperkg.build.pipeline import keyword_prior
     from paperkg.errors import IngestError
 
     if settings.on_cluster:

@@ -190,7 +190,7 @@ class _Remember:
 def rank_batch(papers: Sequence[Paper], job: _Job) -> BatchResult:
     """A worker's task: the pipeline's own per-paper step on one batch; the abstract vectors
     come back too, so the client does not embed the abstracts again."""
-    from paperkg.build.pipeline import extract_papers
+    from paperkg.build.extraction import extract_papers
 
     with _WORKER_LOCK:
         embedder = _Remember(_worker_embedder(job.kind, job.cache),

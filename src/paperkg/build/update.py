@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from paperkg.build.delta import Delta, load_scheme, plan
+from paperkg.build.extraction import extractor_under
 from paperkg.build.ingest import Paper, Reject
 from paperkg.build.kgfiles import write_files
 from paperkg.build.pipeline import (
@@ -33,7 +34,6 @@ from paperkg.build.pipeline import (
     _validate,
     check_settings,
     compute,
-    extractor_under,
     make_manifest,
     read_inputs,
     write_manifest,
