@@ -34,26 +34,11 @@ def collection_and_merge_triples(scheme: ConceptScheme, concepts: Mapping[str, U
     """Topics and fields (members linked both ways) and one node per merge decision;
     `concepts` maps the scheme's concept ids to their IRIs."""
     for topic in scheme.topics:
-        t = topic_iri(topic.id)
-        yield t, _TYPE, _COLLECTION
-        yield t, _TYPE, PKG.Topic
-        yield t, _LABEL, Literal(topic.label)
-        if topic.note:
-            yield t, _NOTE, Literal(topic.note)
-        for cid in topic.members:
-            yield t, _MEMBER, concepts[cid]
-            yield concepts[cid], PKG.topic, t
+        yield from _collection(topic_iri(topic.id), PKG.Topic, topic.label, topic.note,
+                               [concepts[cid] for cid in topic.members], PKG.topic)
     for field in scheme.fields:
-        f = field_iri(field.id)
-        yield f, _TYPE, _COLLECTION
-        yield f, _TYPE, PKG.Field
-        yield f, _LABEL, Literal(field.label)
-        if field.note:
-            yield f, _NOTE, Literal(field.note)
-        for tid in field.members:
-            t = topic_iri(tid)
-            yield f, _MEMBER, t
-            yield t, PKG.field, f
+        yield from _collection(field_iri(field.id), PKG.Field, field.label, field.note,
+                               [topic_iri(tid) for tid in field.members], PKG.field)
     count: dict[str, int] = {}
     for merge in scheme.merges:
         n = count[merge.concept_id] = count.get(merge.concept_id, 0) + 1
@@ -65,3 +50,17 @@ def collection_and_merge_triples(scheme: ConceptScheme, concepts: Mapping[str, U
         yield node, RDFS.comment, Literal(merge.detail)
         if merge.paper_id is not None:
             yield node, PROV.wasDerivedFrom, paper_iri(merge.paper_id)
+
+
+def _collection(node: URIRef, kind: URIRef, label: str, note: str | None,
+                members: list[URIRef], up: URIRef) -> Iterator[Triple]:
+    """A topic or field: a skos:Collection of `kind`, its members linked both ways (each
+    member to it by `up`)."""
+    yield node, _TYPE, _COLLECTION
+    yield node, _TYPE, kind
+    yield node, _LABEL, Literal(label)
+    if note:
+        yield node, _NOTE, Literal(note)
+    for member in members:
+        yield node, _MEMBER, member
+        yield member, up, node

@@ -284,8 +284,8 @@ def _validate(
         return f"conforms (cached {marker.name[:12]})"
     from paperkg.build.shacl import validate_stream
 
-    rep.step("validating the triples against the SHACL shapes (paper batches, then the "
-             "concept scheme)")
+    rep.step("validating the triples against the SHACL shapes (the concept scheme, then "
+             "batches of papers)")
     report = validate_stream(rdf.iter_triples(papers, scheme, info))
     if not report.conforms:
         raise BuildError(f"the built graph fails SHACL validation ({report.violations} "

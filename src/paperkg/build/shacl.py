@@ -15,6 +15,7 @@ The whole-graph run of the full corpus held 1.9M triples in rdflib at once.
 
 from __future__ import annotations
 
+import gc
 from collections import defaultdict
 from collections.abc import Iterable
 from functools import cache
@@ -44,7 +45,22 @@ def _shapes_by_target() -> dict[Node, list[Node]]:
 
 def validate_stream(triples: Iterable[Triple], papers_per_batch: int = 1000,
                     max_listed: int = 20) -> ValidationReport:
-    """Validate the KG triples of `rdf.iter_triples` (scheme first, then paper by paper)."""
+    """Validate the KG triples of `rdf.iter_triples` (scheme first, then paper by paper).
+
+    The cyclic garbage collector is paused while the pieces' graphs are built, and run
+    once after each piece: its passes over millions of new rdflib objects, which reference
+    counting frees anyway, cost the full ICLR KG 66 s → 54 s."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _validate_stream(triples, papers_per_batch, max_listed)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _validate_stream(triples: Iterable[Triple], papers_per_batch: int,
+                     max_listed: int) -> ValidationReport:
     types: dict[Node, list[Node]] = defaultdict(list)  # of scheme nodes
     shared: dict[Node, list[Triple]] = defaultdict(list)  # authors, venues
     # the scheme goes straight into its graph (a list besides would hold it twice) and is
@@ -134,6 +150,7 @@ def _judge(graph: Graph, own: set[Node], shapes: list[Node], lines: list[str]) -
     conforms, results, _ = pyshacl.validate(
         graph, shacl_graph=_shapes(), inference="none", inplace=True, advanced=False,
         abort_on_first=False, use_shapes=[str(s) for s in shapes])
+    gc.collect()  # what pyshacl left in cycles (see validate_stream)
     if conforms:
         return 0
     assert isinstance(results, Graph)
