@@ -257,7 +257,8 @@ class OxigraphStore:
 
     @classmethod
     def create(
-        cls, path: str | os.PathLike[str], triples: Iterable[tuple[Node, Node, Node]]
+        cls, path: str | os.PathLike[str], triples: Iterable[tuple[Node, Node, Node]],
+        batch: int = _BULK_BATCH,
     ) -> OxigraphStore:
         """A new store at `path` (must not exist or be empty) bulk-loaded with `triples`
         (an rdflib Graph, or `rdf.iter_triples(...)` to skip building a Graph)."""
@@ -268,7 +269,7 @@ class OxigraphStore:
         inner = ox.Store(str(path))
         # one bulk load per batch: Oxigraph's loader holds a whole load in memory (1.2 GB
         # for the full ICLR KG in one call, 0.18 GB in batches of 100k, a few % slower)
-        for chunk in ntriples_batches(triples, _BULK_BATCH, hold_bnodes=True):
+        for chunk in ntriples_batches(triples, batch, hold_bnodes=True):
             inner.bulk_load(chunk, format=ox.RdfFormat.N_TRIPLES)
         inner.optimize()
         inner.flush()
