@@ -17,7 +17,6 @@ from paperkg.results import literal_n3
 __all__ = ["ntriples_batches", "ntriples_stream"]
 
 
-
 def _nt(node: Node) -> str:
     if isinstance(node, URIRef):
         return f"<{node}>"

@@ -52,7 +52,7 @@ def collection_and_merge_triples(scheme: ConceptScheme, concepts: Mapping[str, U
             yield node, PROV.wasDerivedFrom, paper_iri(merge.paper_id)
 
 
-def _collection(node: URIRef, kind: URIRef, label: str, note: str | None,
+def _collection(node: URIRef, kind: URIRef, label: str, note: str,
                 members: list[URIRef], up: URIRef) -> Iterator[Triple]:
     """A topic or field: a skos:Collection of `kind`, its members linked both ways (each
     member to it by `up`)."""

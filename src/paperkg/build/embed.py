@@ -130,7 +130,6 @@ class StaticEmbedder:
             raise RuntimeError(f"distilling the static embedder into {target} failed "
                                f"(exit {done.returncode}; its error is printed above)")
 
-
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.pca_dims), dtype=np.float32)

@@ -161,14 +161,13 @@ def _named(groups: Sequence[Sequence[str]], fields: Sequence[Sequence[int]],
         members = sorted(groups[t], key=order)
         central = _centrality(members, co, plain, exclude=hubs)  # >= min_size non-hubs
         topics[t] = Topic(f"topic-{members[0]}", _name(central, together, labels, taken),
-                          tuple(members), field_of[t], _note(central, labels))
+                          tuple(members), field_of[t],
+                          _note("central concepts", [labels[c] for _, c in central]))
     out_fields: list[Field] = []
     for i, f in enumerate(fields):
         inside = sorted((topics[t] for t in f), key=lambda x: (-len(x.members), x.id))
-        names = [x.label for x in inside]
         out_fields.append(Field(field_ids[i], field_names[i], tuple(x.id for x in inside),
-                                "topics: " + ", ".join(names[:NOTE_SIZE])
-                                + (", …" if len(names) > NOTE_SIZE else "")))
+                                _note("topics", [x.label for x in inside])))
     out_topics = sorted(topics.values(), key=lambda x: (-len(x.members), x.id))
     return out_topics, out_fields
 
@@ -261,7 +260,7 @@ def _name(central: Sequence[tuple[float, str]], together: Callable[[str, str], b
     raise AssertionError("the members of disjoint groups name them apart")
 
 
-def _note(central: Sequence[tuple[float, str]], labels: Mapping[str, str]) -> str:
-    shown = [labels[c] for _, c in central[:NOTE_SIZE]]
-    more = ", …" if len(central) > NOTE_SIZE else ""
-    return "central concepts: " + ", ".join(shown) + more
+def _note(what: str, names: Sequence[str]) -> str:
+    """`what` and the first NOTE_SIZE of `names` (best first): "topics: a, b, c, …"."""
+    more = ", …" if len(names) > NOTE_SIZE else ""
+    return f"{what}: " + ", ".join(names[:NOTE_SIZE]) + more
