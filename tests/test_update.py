@@ -20,7 +20,8 @@ from paperkg.build.pipeline import build_kg
 from paperkg.build.statistics import load_epoch, read_results
 from paperkg.build.update import update_kg
 from paperkg.errors import UsageError
-from paperkg.kgdir import GRAPH, MERGES, RANKED, STATISTICS, STORE, load_graph
+from paperkg.kgdir import GRAPH, MERGES, RANKED, STATISTICS, STORE, TERMS, load_graph
+from paperkg.lexical import Lexicon
 from paperkg.progress import Reporter
 from paperkg.settings import Settings, default_cache_dir
 from tests.conftest import CORPUS
@@ -76,6 +77,16 @@ def assert_same_kg(a: Path, b: Path) -> None:
     ga, gb = load_graph(a / GRAPH), load_graph(b / GRAPH)
     assert sorted(ga.nodes(data=True)) == sorted(gb.nodes(data=True))
     assert sorted(map(sorted, ga.edges)) == sorted(map(sorted, gb.edges))
+    assert _term_counts(a) == _term_counts(b)
+
+
+def _term_counts(kg: Path) -> dict[str, dict[str, float]]:
+    """Each paper's words and word pairs (of two or more papers) with their counts: an
+    update reuses the unchanged papers' counts, a build counts every paper."""
+    lex = Lexicon.load(kg / TERMS)
+    term = {i: t for t, i in lex.vocab.items()}
+    return {pid: {term[int(j)]: float(n) for j, n in zip(row.indices, row.data, strict=True)}
+            for pid, row in zip(lex.ids, lex.counts, strict=True)}
 
 
 def _dpo_concept(kg: Path, paper: str) -> str:

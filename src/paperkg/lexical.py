@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -42,28 +42,72 @@ def terms(text: str) -> list[str]:
 def term_counts(texts: Iterable[str]) -> tuple[list[str], sparse.csr_matrix]:
     """(vocabulary, documents × terms count matrix) of `texts`, keeping only the terms of
     at least two texts: a term of one paper ties it to nothing."""
+    vocab, matrix = _count(((None, text) for text in texts), {})
+    return _shared(vocab, matrix, 2)
+
+
+def write_term_counts(path: Path, ids: Sequence[str], texts: Sequence[str],
+                      previous: tuple[Path, Collection[str]] | None = None) -> None:
+    """Each paper's term counts, for `Lexicon.load` (which keeps the terms of two or more
+    papers). The file keeps every term, so that an update counts only its new papers:
+    `previous` is an older file and the ids whose text is unchanged since, whose rows are
+    taken from it."""
     vocab: dict[str, int] = {}
+    rows: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    if previous is not None:
+        vocab, rows = _reusable(*previous)
+    vocab_list, matrix = _count(((rows.get(i), text) for i, text in zip(ids, texts,
+                                                                         strict=True)), vocab)
+    vocab_list, matrix = _shared(vocab_list, matrix, 1)  # a removed paper's terms go
+    # uncompressed, and the vocabulary as one string: loads in a fraction of a second
+    np.savez(path, ids=np.array(ids),
+             vocab=np.frombuffer("\n".join(vocab_list).encode(), np.uint8),
+             data=matrix.data, indices=matrix.indices, indptr=matrix.indptr,
+             shape=np.array(matrix.shape), every_term=np.array(True))
+
+
+def _count(docs: Iterable[tuple[tuple[np.ndarray, np.ndarray] | None, str]],
+           vocab: dict[str, int]) -> tuple[list[str], sparse.csr_matrix]:
+    """Count each text's terms into `vocab` (extended in place), or take its row as given
+    (column ids of `vocab`, counts)."""
     indptr, indices, data = [0], [], []
-    for text in texts:
-        for term, n in Counter(terms(text)).items():
-            indices.append(vocab.setdefault(term, len(vocab)))
-            data.append(n)
+    for row, text in docs:
+        if row is not None:
+            indices.extend(row[0].tolist())
+            data.extend(row[1].tolist())
+        else:
+            for term, n in Counter(terms(text)).items():
+                indices.append(vocab.setdefault(term, len(vocab)))
+                data.append(n)
         indptr.append(len(indices))
     matrix = sparse.csr_matrix((np.array(data, dtype=np.float32),
                                 np.array(indices, dtype=np.int32), np.array(indptr)),
                                shape=(len(indptr) - 1, len(vocab)))
-    keep = np.flatnonzero(np.bincount(matrix.indices, minlength=len(vocab)) >= 2)
-    names = list(vocab)
-    return [names[i] for i in keep], matrix[:, keep].tocsr()
+    return list(vocab), matrix
 
 
-def write_term_counts(path: Path, ids: Sequence[str], texts: Sequence[str]) -> None:
-    """Each paper's term counts, for `Lexicon.load` (a compressed .npz)."""
-    vocab, matrix = term_counts(texts)
-    # uncompressed, and the vocabulary as one string: loads in a fraction of a second
-    np.savez(path, ids=np.array(ids), vocab=np.frombuffer("\n".join(vocab).encode(), np.uint8),
-             data=matrix.data, indices=matrix.indices, indptr=matrix.indptr,
-             shape=np.array(matrix.shape))
+def _shared(vocab: Sequence[str], matrix: sparse.csr_matrix, min_papers: int
+            ) -> tuple[list[str], sparse.csr_matrix]:
+    """Only the terms of at least `min_papers` rows."""
+    keep = np.flatnonzero(np.bincount(matrix.indices, minlength=len(vocab)) >= min_papers)
+    return [vocab[i] for i in keep.tolist()], matrix[:, keep].tocsr()
+
+
+def _reusable(path: Path, unchanged: Collection[str]
+              ) -> tuple[dict[str, int], dict[str, tuple[np.ndarray, np.ndarray]]]:
+    """An older file's vocabulary and the rows of its unchanged papers; nothing if it
+    is missing or kept only the shared terms (written before files kept every term)."""
+    if not path.is_file():
+        return {}, {}
+    with np.load(path) as z:
+        if "every_term" not in z.files:
+            return {}, {}
+        indptr, indices, data = z["indptr"], z["indices"], z["data"]
+        vocab = z["vocab"].tobytes().decode("utf-8").split("\n") if int(z["shape"][1]) \
+            else []
+        rows = {pid: (indices[indptr[r]:indptr[r + 1]], data[indptr[r]:indptr[r + 1]])
+                for r, pid in enumerate(z["ids"].tolist()) if pid in unchanged}
+    return {t: i for i, t in enumerate(vocab)}, rows
 
 
 class Lexicon:
@@ -91,11 +135,14 @@ class Lexicon:
 
     @classmethod
     def load(cls, path: Path) -> Lexicon:
+        """The terms of two or more papers of a `write_term_counts` file."""
         with np.load(path) as z:
             shape = tuple(int(x) for x in z["shape"])
             counts = sparse.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=shape)
-            vocab = z["vocab"].tobytes().decode("utf-8").split("\n")
-            return cls([str(i) for i in z["ids"]], vocab if shape[1] else [], counts)
+            vocab = z["vocab"].tobytes().decode("utf-8").split("\n") if shape[1] else []
+            ids = [str(i) for i in z["ids"]]
+        vocab, counts = _shared(vocab, counts, 2)
+        return cls(ids, vocab, counts)
 
     def rows(self, paper_ids: Iterable[str]) -> NDArray[np.intp]:
         """Each paper's row (-1 for a paper it does not hold)."""

@@ -12,6 +12,9 @@
 - `singular`: the one plural rule; `pos` and `verb_forms` ask lemminflect's lexicon.
 - `repair_text`: sentences and words glued together by a scrape ("sets.Our",
   "dataPre-Training viaMeta-representation") are split before anything reads them.
+- `strip_boilerplate`: the copyright, funding and DOI sentences that metadata services
+  leave in abstracts ("Copyright © 2005 John Wiley & Sons", "HG and ZG acknowledge support
+  from … Grant EP/N510129/1") are dropped before anything reads them.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from functools import cache
 
 __all__ = ["FUNCTION_WORDS", "GENERIC_HEADS", "GENERIC_MODIFIERS", "GENERIC_NOUNS",
            "edit_distance_one", "is_acronym", "is_common_word", "is_shouted", "pos", "repair_text",
+           "strip_boilerplate",
            "singular", "verb_forms"]
 
 FUNCTION_WORDS = frozenset("""
@@ -187,13 +191,18 @@ def singular(word: str) -> str:
 _GLUED_SENTENCE = re.compile(r"(?<=[a-z]{2})([.!?;:])(?=[A-Z][a-z])")
 # "dataPre-Training", "viaMeta-representation": a lower-case word glued to a capitalised one.
 _CAMEL_SEAM = re.compile(r"\b([a-z]{2,})([A-Z][a-z]{2,}[\w-]*)")
+# "November 2020The impact", "Poverty24 March 2018": a number glued to the next
+# sentence's first word, a title glued to the date after it (scraped reference lists).
+_NUMBER_SEAM = re.compile(r"(?<=[0-9]{2})(?=[A-Z][a-z]{2,})|(?<=[a-z]{3})(?=[0-9]{1,2} (?:"
+                          r"January|February|March|April|May|June|July|August|September|"
+                          r"October|November|December)\b)")
 
 
 def repair_text(text: str) -> str:
     """Split glued sentences and glued words. A camel seam is split only when the
     lower-case part is a word the lexicon knows and the whole word starts in lower case,
     so names ("GFlowNet", "AlphaFold", "PyTorch", "iPhone", "xLSTM") stay whole."""
-    text = _GLUED_SENTENCE.sub(r"\1 ", text)
+    text = _NUMBER_SEAM.sub(" ", _GLUED_SENTENCE.sub(r"\1 ", text))
 
     def seam(m: re.Match[str]) -> str:
         left = m.group(1)
@@ -201,6 +210,28 @@ def repair_text(text: str) -> str:
         return f"{left} {m.group(2)}" if known else m.group(0)
 
     return _CAMEL_SEAM.sub(seam, text)
+
+
+# A sentence about the publication rather than the work: publisher and copyright lines,
+# funding and acknowledgement sentences, a DOI. Clues, checked cheaply first.
+_BOILERPLATE_CLUES = ("copyright", "\u00a9", "(c)", "rights reserved", "published by",
+                      "acknowledg", "supported", "funded", "grant", "doi")
+_BOILERPLATE = re.compile(
+    r"\bcopyright\b|\u00a9|\(c\)\s*(?:19|20)\d\d|\ball rights reserved\b|\bpublished by\b"
+    r"|\backnowledge[sd]?\b[^.]{0,100}\b(?:support|funding|grants?)\b"
+    r"|\b(?:supported|funded)\s+(?:in part\s+)?by\b[^.]{0,100}\b(?:grants?|foundation|"
+    r"council|agency|nsf|nih|erc|dfg|epsrc|nserc|nsfc)\b|\bgrants?\s+(?:no\.?\s*)?"
+    r"[a-z]{0,6}[-/]?[a-z]*\d{3,}|\bdoi\s*:", re.IGNORECASE)
+# A sentence ends at . ! or ? before white space ("dx.doi.org/10.1/x.y" is one sentence).
+_SENTENCE = re.compile(r".*?(?:[.!?](?=\s)|$)", re.DOTALL)
+
+
+def strip_boilerplate(text: str) -> str:
+    """The text without its publisher, copyright, funding and DOI sentences."""
+    low = text.lower()
+    if not any(clue in low for clue in _BOILERPLATE_CLUES) or not _BOILERPLATE.search(text):
+        return text
+    return "".join(s for s in _SENTENCE.findall(text) if not _BOILERPLATE.search(s))
 
 
 def edit_distance_one(a: str, b: str) -> bool:

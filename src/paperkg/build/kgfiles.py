@@ -2,7 +2,7 @@
 
 `build_kg` writes them all; an update (`build.update`) writes them again for the new
 papers, linking what did not change (the statistics file of the epoch) and copying the
-abstract vectors of unchanged papers instead of encoding them again.
+abstract vectors and term counts of unchanged papers instead of computing them again.
 """
 
 from __future__ import annotations
@@ -66,11 +66,13 @@ def write_files(
         _write_rejects(target / REJECTS, rejects)
     _write_merges(target / MERGES, content.scheme)
     rep.step("writing the abstract vectors and the papers")
+    old = statistics_of if unchanged is not None else None  # the KG being updated
     _write_doc_vectors(target / DOC_VECTORS, content.papers, content.embedder,
-                       None if unchanged is None or statistics_of is None else
-                       (statistics_of / DOC_VECTORS, unchanged))
+                       None if old is None or unchanged is None else
+                       (old / DOC_VECTORS, unchanged))
     write_term_counts(target / TERMS, [p.id for p in content.papers],
-                      [f"{p.title or ''}. {p.abstract}" for p in content.papers])
+                      [f"{p.title or ''}. {p.abstract}" for p in content.papers],
+                      None if old is None or unchanged is None else (old / TERMS, unchanged))
     write_papers_file(target / PAPERS, content.papers)
     return {"nx_nodes": g.number_of_nodes(), "nx_edges": g.number_of_edges()}
 

@@ -93,7 +93,8 @@ class NameEvidence:
 
 def prose_case(form: str, is_name: bool, names: NameEvidence | None = None,
                papers: Iterable[str] = ()) -> str:
-    """A name as written; anything else with every word in lower case but acronyms and,
+    """A name as written (so is a form of acronyms only, "LLM", "GPT-4": `preferred_label`
+    asks no evidence for those); anything else with every word in lower case but acronyms and,
     given `names`, the capitalised words that are names themselves ("Castell--Gaines
     methods" → "Gaines methods", "Cayley-Dickson process", "Markov chain")."""
     if is_name:
@@ -117,8 +118,8 @@ def preferred_label(forms: Counter[str], taken: set[str], names: NameEvidence,
         -forms[f], len(f), f))
     papers = list(papers)
     for form in order:
-        cased = form if form == form.lower() else prose_case(
-            form, names.is_name(form, papers), names, papers)
+        cased = form if form == form.lower() or all(map(is_acronym, form.split())) else (
+            prose_case(form, names.is_name(form, papers), names, papers))
         for label in (cased, form):
             if label not in taken:
                 return label

@@ -25,6 +25,7 @@ from paperkg.lexicon import (
     is_acronym,
     repair_text,
     singular,
+    strip_boilerplate,
     verb_forms,
 )
 from paperkg.lexicon import (
@@ -92,6 +93,8 @@ _TEXT_CMD_RE = re.compile(
 _CMD_RE = re.compile(r"\\[A-Za-z]+\*?")
 _URL_RE = re.compile(r"\b(?:https?://|www\.)\S+", re.IGNORECASE)
 BREAK = " ; "
+# IDs and grant numbers, initials, numbered references ("N510129", "V.A.", "Vol.10", "Fig.3")
+_CODE_OR_INITIALS = re.compile(r".*\d{5,}.*|(?:[^\W\d_]\.)+[^\W\d_]?\.?|[^\W\d_]{1,4}\.\d+")
 
 
 # LaTeX accents (arXiv writes "Gr\\"obner", "R\\'ev\\'esz", "Djokovi\\'c", "\\c{c}"):
@@ -123,9 +126,10 @@ def latex_accents(text: str) -> str:
 
 
 def clean_text(text: str) -> str:
-    """Plain text for embedding: LaTeX and URLs out, accents and escaped symbols back,
-    glued sentences and words split (`lexicon.repair_text`), spaces single."""
-    text = _URL_RE.sub(BREAK, latex_accents(text))
+    """Plain text for embedding: publisher boilerplate (`lexicon.strip_boilerplate`),
+    LaTeX and URLs out, accents and escaped symbols back, glued sentences and words split
+    (`lexicon.repair_text`), spaces single."""
+    text = _URL_RE.sub(BREAK, latex_accents(strip_boilerplate(text)))
     text = _TEXT_CMD_RE.sub(r"\1", text)
     text = _MATH_RE.sub(BREAK, text)
     text = text.replace("\\%", "%").replace("\\&", "&").replace("\\_", "_")
@@ -198,6 +202,8 @@ def _breaks(tok: str) -> bool:
     if low in _BREAK_WORDS or low.endswith(("'s", "'")):
         return True
     if re.fullmatch(r"[0-9][0-9.,\-–/]*(?:%|[kmbt]|x|st|nd|rd|th)?|[0-9.,%]+", low):
+        return True
+    if _CODE_OR_INITIALS.fullmatch(low):
         return True
     if len(low) > 4 and low.endswith("ly"):
         return low not in {"family", "anomaly", "assembly", "supply", "early", "monopoly"}
