@@ -9,6 +9,8 @@ paper keeps do not hold all of it (bench/bench_related_authors.py).
 
 from __future__ import annotations
 
+import io
+import itertools
 import re
 import unicodedata
 from collections import Counter
@@ -42,8 +44,9 @@ def terms(text: str) -> list[str]:
 def term_counts(texts: Iterable[str]) -> tuple[list[str], sparse.csr_matrix]:
     """(vocabulary, documents × terms count matrix) of `texts`, keeping only the terms of
     at least two texts: a term of one paper ties it to nothing."""
-    vocab, matrix = _count(((None, text) for text in texts), {})
-    return _shared(vocab, matrix, 2)
+    columns: dict[str, int] = {}
+    rows = [_row(Counter(terms(text)), columns) for text in texts]
+    return _shared(list(columns), _matrix(rows, len(columns)), 2)
 
 
 def write_term_counts(path: Path, ids: Sequence[str], texts: Sequence[str],
@@ -51,39 +54,51 @@ def write_term_counts(path: Path, ids: Sequence[str], texts: Sequence[str],
     """Each paper's term counts, for `Lexicon.load` (which keeps the terms of two or more
     papers). The file keeps every term, so that an update counts only its new papers:
     `previous` is an older file and the ids whose text is unchanged since, whose rows are
-    taken from it."""
-    vocab: dict[str, int] = {}
-    rows: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    if previous is not None:
-        vocab, rows = _reusable(*previous)
-    vocab_list, matrix = _count(((rows.get(i), text) for i, text in zip(ids, texts,
-                                                                         strict=True)), vocab)
-    vocab_list, matrix = _shared(vocab_list, matrix, 1)  # a removed paper's terms go
+    taken from it. Its vocabulary stays one string: a dictionary of its 750,000 terms
+    would cost an update 120 MB."""
+    old = _OldCounts.read(*previous) if previous is not None else None
+    fresh = {i: Counter(terms(t)) for i, t in zip(ids, texts, strict=True)
+             if old is not None and i not in old.row_of}
+    columns: dict[str, int] = {}
+    start = 0
+    if old is not None:  # each new paper's term: its old column, else the next new one
+        start = old.n_terms
+        columns = old.columns_of({t for c in fresh.values() for t in c})
+        n_new = 0
+        for term in (t for c in fresh.values() for t in c):
+            if term not in columns:
+                columns[term] = start + n_new
+                n_new += 1
+    rows = [old.row(pid) if old is not None and pid in old.row_of else
+            _row(fresh.get(pid) or Counter(terms(text)), columns)
+            for pid, text in zip(ids, texts, strict=True)]
+    added = [t for _, t in sorted((j, t) for t, j in columns.items() if j >= start)]
+    matrix = _matrix(rows, start + len(added))
+    keep = np.bincount(matrix.indices, minlength=matrix.shape[1]) > 0  # a removed paper's go
+    vocab = _vocabulary(old.blob if old else "", added, keep)
+    if not keep.all():
+        matrix = matrix[:, np.flatnonzero(keep)].tocsr()
     # uncompressed, and the vocabulary as one string: loads in a fraction of a second
-    np.savez(path, ids=np.array(ids),
-             vocab=np.frombuffer("\n".join(vocab_list).encode(), np.uint8),
+    np.savez(path, ids=np.array(ids), vocab=np.frombuffer(vocab.encode(), np.uint8),
              data=matrix.data, indices=matrix.indices, indptr=matrix.indptr,
              shape=np.array(matrix.shape), every_term=np.array(True))
 
 
-def _count(docs: Iterable[tuple[tuple[np.ndarray, np.ndarray] | None, str]],
-           vocab: dict[str, int]) -> tuple[list[str], sparse.csr_matrix]:
-    """Count each text's terms into `vocab` (extended in place), or take its row as given
-    (column ids of `vocab`, counts)."""
-    indptr, indices, data = [0], [], []
-    for row, text in docs:
-        if row is not None:
-            indices.extend(row[0].tolist())
-            data.extend(row[1].tolist())
-        else:
-            for term, n in Counter(terms(text)).items():
-                indices.append(vocab.setdefault(term, len(vocab)))
-                data.append(n)
-        indptr.append(len(indices))
-    matrix = sparse.csr_matrix((np.array(data, dtype=np.float32),
-                                np.array(indices, dtype=np.int32), np.array(indptr)),
-                               shape=(len(indptr) - 1, len(vocab)))
-    return list(vocab), matrix
+_Row = tuple[np.ndarray, np.ndarray]  # column ids, counts
+
+
+def _row(counts: Counter[str], columns: dict[str, int]) -> _Row:
+    """One text's counts; a term not in `columns` gets the next column (added to it)."""
+    cols = [columns.setdefault(term, len(columns)) for term in counts]
+    return np.array(cols, dtype=np.int32), np.array(list(counts.values()), dtype=np.float32)
+
+
+def _matrix(rows: Sequence[_Row], n_terms: int) -> sparse.csr_matrix:
+    indptr = np.concatenate([[0], np.cumsum([len(c) for c, _ in rows], dtype=np.int64)])
+    indices = np.concatenate([c for c, _ in rows]) if rows else np.zeros(0, np.int32)
+    data = np.concatenate([d for _, d in rows]) if rows else np.zeros(0, np.float32)
+    return sparse.csr_matrix((data, indices.astype(np.int32), indptr),
+                             shape=(len(rows), n_terms))
 
 
 def _shared(vocab: Sequence[str], matrix: sparse.csr_matrix, min_papers: int
@@ -93,21 +108,53 @@ def _shared(vocab: Sequence[str], matrix: sparse.csr_matrix, min_papers: int
     return [vocab[i] for i in keep.tolist()], matrix[:, keep].tocsr()
 
 
-def _reusable(path: Path, unchanged: Collection[str]
-              ) -> tuple[dict[str, int], dict[str, tuple[np.ndarray, np.ndarray]]]:
-    """An older file's vocabulary and the rows of its unchanged papers; nothing if it
-    is missing or kept only the shared terms (written before files kept every term)."""
-    if not path.is_file():
-        return {}, {}
-    with np.load(path) as z:
-        if "every_term" not in z.files:
-            return {}, {}
-        indptr, indices, data = z["indptr"], z["indices"], z["data"]
-        vocab = z["vocab"].tobytes().decode("utf-8").split("\n") if int(z["shape"][1]) \
-            else []
-        rows = {pid: (indices[indptr[r]:indptr[r + 1]], data[indptr[r]:indptr[r + 1]])
-                for r, pid in enumerate(z["ids"].tolist()) if pid in unchanged}
-    return {t: i for i, t in enumerate(vocab)}, rows
+_TERM = re.compile(r"[^\n]+")  # the vocabulary string's terms, in column order
+
+
+def _vocabulary(blob: str, added: Sequence[str], keep: np.ndarray) -> str:
+    """The old vocabulary string and the added terms: the kept columns', one a line."""
+    if keep.all():
+        return "\n".join([blob, *added] if blob else added)
+    out = io.StringIO()
+    every = itertools.chain((m.group() for m in _TERM.finditer(blob)), added)
+    for term, kept in zip(every, keep.tolist(), strict=True):
+        if kept:
+            out.write(f"\n{term}" if out.tell() else term)
+    return out.getvalue()
+
+
+class _OldCounts:
+    """An older term-count file: its vocabulary as one string, the rows of its papers
+    whose text is unchanged."""
+
+    def __init__(self, blob: str, n_terms: int, indptr: np.ndarray, indices: np.ndarray,
+                 data: np.ndarray, row_of: dict[str, int]) -> None:
+        self.blob, self.n_terms, self.row_of = blob, n_terms, row_of
+        self.indptr, self.indices, self.data = indptr, indices, data
+
+    @classmethod
+    def read(cls, path: Path, unchanged: Collection[str]) -> _OldCounts | None:
+        """None if missing, or written before files kept every term."""
+        if not path.is_file():
+            return None
+        with np.load(path) as z:
+            if "every_term" not in z.files:
+                return None
+            row_of = {pid: r for r, pid in enumerate(z["ids"].tolist()) if pid in unchanged}
+            return cls(z["vocab"].tobytes().decode("utf-8"), int(z["shape"][1]), z["indptr"],
+                       z["indices"], z["data"], row_of)
+
+    def row(self, pid: str) -> _Row:
+        r = self.row_of[pid]
+        a, b = self.indptr[r], self.indptr[r + 1]
+        return self.indices[a:b], self.data[a:b]
+
+    def columns_of(self, wanted: Collection[str]) -> dict[str, int]:
+        """The column of each wanted term the file has (one pass over its vocabulary)."""
+        if not wanted:
+            return {}
+        return {m.group(): j for j, m in enumerate(_TERM.finditer(self.blob))
+                if m.group() in wanted}
 
 
 class Lexicon:

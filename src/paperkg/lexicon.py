@@ -193,16 +193,20 @@ _GLUED_SENTENCE = re.compile(r"(?<=[a-z]{2})([.!?;:])(?=[A-Z][a-z])")
 _CAMEL_SEAM = re.compile(r"\b([a-z]{2,})([A-Z][a-z]{2,}[\w-]*)")
 # "November 2020The impact", "Poverty24 March 2018": a number glued to the next
 # sentence's first word, a title glued to the date after it (scraped reference lists).
-_NUMBER_SEAM = re.compile(r"(?<=[0-9]{2})(?=[A-Z][a-z]{2,})|(?<=[a-z]{3})(?=[0-9]{1,2} (?:"
-                          r"January|February|March|April|May|June|July|August|September|"
-                          r"October|November|December)\b)")
+_MONTH = ("(?:January|February|March|April|May|June|July|August|September|October|November|"
+          "December)")
+_NUMBER_CLUE = re.compile(rf"[0-9](?:[A-Z][a-z][a-z]|[0-9]? {_MONTH}\b)")  # a fast first look
+_NUMBER_SEAM = re.compile(rf"(?<=[0-9]{{2}})(?=[A-Z][a-z]{{2,}})|(?<=[a-z]{{3}})(?=[0-9]{{1,2}} "
+                          rf"{_MONTH}\b)")
 
 
 def repair_text(text: str) -> str:
     """Split glued sentences and glued words. A camel seam is split only when the
     lower-case part is a word the lexicon knows and the whole word starts in lower case,
     so names ("GFlowNet", "AlphaFold", "PyTorch", "iPhone", "xLSTM") stay whole."""
-    text = _NUMBER_SEAM.sub(" ", _GLUED_SENTENCE.sub(r"\1 ", text))
+    text = _GLUED_SENTENCE.sub(r"\1 ", text)
+    if _NUMBER_CLUE.search(text):
+        text = _NUMBER_SEAM.sub(" ", text)
 
     def seam(m: re.Match[str]) -> str:
         left = m.group(1)
@@ -212,24 +216,28 @@ def repair_text(text: str) -> str:
     return _CAMEL_SEAM.sub(seam, text)
 
 
-# A sentence about the publication rather than the work: publisher and copyright lines,
-# funding and acknowledgement sentences, a DOI. Clues, checked cheaply first.
-_BOILERPLATE_CLUES = ("copyright", "\u00a9", "(c)", "rights reserved", "published by",
-                      "acknowledg", "supported", "funded", "grant", "doi")
+# A sentence about the publication rather than the work: a copyright notice (not a
+# sentence about copyright, which papers study), a funding or acknowledgement sentence,
+# a DOI. Clues are checked cheaply first.
+_BOILERPLATE_CLUES = ("opyright", "OPYRIGHT", "\u00a9", "(c)", "(C)", "ights reserved",
+                      "cknowledge", "upported by", "upported in part", "unded by",
+                      "unded in part", "rant ", "rants ", "doi:", "doi :", "DOI")
+_YEAR = r"(?:19|20)[0-9][0-9]"
+_FUNDER = (r"(?:grants?|fellowships?|(?:Science|Research) Foundation|Research Council|NSF|NIH|"
+           r"ERC|DFG|EPSRC|NSERC|NSFC|DARPA|ONR|JSPS|ANR)")
 _BOILERPLATE = re.compile(
-    r"\bcopyright\b|\u00a9|\(c\)\s*(?:19|20)\d\d|\ball rights reserved\b|\bpublished by\b"
-    r"|\backnowledge[sd]?\b[^.]{0,100}\b(?:support|funding|grants?)\b"
-    r"|\b(?:supported|funded)\s+(?:in part\s+)?by\b[^.]{0,100}\b(?:grants?|foundation|"
-    r"council|agency|nsf|nih|erc|dfg|epsrc|nserc|nsfc)\b|\bgrants?\s+(?:no\.?\s*)?"
-    r"[a-z]{0,6}[-/]?[a-z]*\d{3,}|\bdoi\s*:", re.IGNORECASE)
+    rf"\b(?:[Cc]opyright|COPYRIGHT)\s*(?:\u00a9|\([cC]\)|{_YEAR})|\u00a9\s*(?:{_YEAR}|[A-Z])"
+    rf"|\([cC]\)\s*{_YEAR}|\b[Aa]ll [Rr]ights [Rr]eserved"
+    rf"|\backnowledges? (?:the )?(?:\w+ ){{0,2}}(?:support|funding)\b"
+    rf"|\b(?:[Ss]upported|[Ff]unded)\s+(?:in part\s+)?by\b[^.]{{0,100}}\b{_FUNDER}\b"
+    rf"|\b[Gg]rants?\s+(?:[Nn]o\.?\s*)?[A-Z]{{0,6}}[-/]?[A-Za-z]*[0-9]{{3,}}|\b(?:doi|DOI)\s*:")
 # A sentence ends at . ! or ? before white space ("dx.doi.org/10.1/x.y" is one sentence).
 _SENTENCE = re.compile(r".*?(?:[.!?](?=\s)|$)", re.DOTALL)
 
 
 def strip_boilerplate(text: str) -> str:
     """The text without its publisher, copyright, funding and DOI sentences."""
-    low = text.lower()
-    if not any(clue in low for clue in _BOILERPLATE_CLUES) or not _BOILERPLATE.search(text):
+    if not any(clue in text for clue in _BOILERPLATE_CLUES) or not _BOILERPLATE.search(text):
         return text
     return "".join(s for s in _SENTENCE.findall(text) if not _BOILERPLATE.search(s))
 
