@@ -10,6 +10,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 DATA_FILES = sorted((ROOT / "data").glob("*.txt"))
 CORPUS = ROOT.parent / "shared" / "data" / "iclr2025" / "papers.jsonl.gz"
+SOURCES = ROOT.parent / "shared" / "data" / "sources"  # real samples of each source format
 ARTIFACTS = ROOT / "test-artifacts"
 
 

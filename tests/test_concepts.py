@@ -18,7 +18,7 @@ from paperkg.build.prior import KeywordPrior, learn_prior
 from paperkg.build.terms import abbreviations, term_key
 from paperkg.build.text import candidates, clean_text, code_links, document_text
 from paperkg.read.kg import open_kg
-from tests.conftest import DATA_FILES, seed_abstracts
+from tests.conftest import DATA_FILES, SOURCES, seed_abstracts
 
 
 def _defs(text: str) -> dict[str, str]:
@@ -183,9 +183,6 @@ def test_text_repair_splits_glued_sentences_and_words_but_not_names() -> None:
     phrases = {c.text for c in candidates(text)}
     assert not any(re.search(r"[a-z][.!?][A-Z]", p) for p in phrases)
     assert "Meta-representation" in phrases
-
-
-SOURCES = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "sources"
 
 
 @pytest.mark.skipif(not SOURCES.is_dir(), reason=f"needs {SOURCES}")

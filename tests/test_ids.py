@@ -23,10 +23,9 @@ from paperkg.build.ingest import MAX_ID_LENGTH, check_id, read_papers
 from paperkg.cli import main
 from paperkg.vocab import decode_id, encode_id, iri_of, key_of, paper_iri, parse_iri
 
-from .conftest import ROOT, seed_abstracts
+from .conftest import SOURCES, seed_abstracts
 from .serving import serve
 
-SOURCES = ROOT.parent / "shared" / "data" / "sources"
 ODD_IDS = ["hep-th/9901001", "Inspec/1473", ".", "..", "true", "10.48550/arXiv.2401.00001",
            "a b?c#d%2F", "ünïcode/ид", "...", "x/../y"]
 

@@ -21,10 +21,8 @@ from paperkg.build.sources.merge import title_key
 from paperkg.build.sources.openreview import decision_of
 from paperkg.errors import IngestError, UsageError
 
-from .conftest import ROOT
-
-SOURCES = ROOT.parent / "shared" / "data" / "sources"
-ICLR = ROOT.parent / "shared" / "data" / "iclr2025" / "papers.jsonl.gz"
+from .conftest import CORPUS as ICLR
+from .conftest import SOURCES
 
 # SOURCE.md's id list for arxiv_oai.xml and arxiv_atom.xml (versions dropped)
 OAI_IDS = """0803.4354 0808.3386 0910.4952 1007.2706 1008.4940 1010.0657 1012.5804 1102.2226

@@ -24,8 +24,7 @@ from functools import cache
 
 __all__ = ["FUNCTION_WORDS", "GENERIC_HEADS", "GENERIC_MODIFIERS", "GENERIC_NOUNS",
            "edit_distance_one", "is_acronym", "is_common_word", "is_shouted", "pos", "repair_text",
-           "strip_boilerplate",
-           "singular", "verb_forms"]
+           "singular", "strip_boilerplate", "verb_forms"]
 
 FUNCTION_WORDS = frozenset("""
 a about above across after afterwards again against all almost alone along already also although

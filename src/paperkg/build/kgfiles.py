@@ -66,13 +66,12 @@ def write_files(
         _write_rejects(target / REJECTS, rejects)
     _write_merges(target / MERGES, content.scheme)
     rep.step("writing the abstract vectors and the papers")
-    old = statistics_of if unchanged is not None else None  # the KG being updated
+    before = (statistics_of, unchanged) if statistics_of and unchanged is not None else None
     _write_doc_vectors(target / DOC_VECTORS, content.papers, content.embedder,
-                       None if old is None or unchanged is None else
-                       (old / DOC_VECTORS, unchanged))
+                       None if before is None else (before[0] / DOC_VECTORS, before[1]))
     write_term_counts(target / TERMS, [p.id for p in content.papers],
                       [f"{p.title or ''}. {p.abstract}" for p in content.papers],
-                      None if old is None or unchanged is None else (old / TERMS, unchanged))
+                      None if before is None else (before[0] / TERMS, before[1]))
     write_papers_file(target / PAPERS, content.papers)
     return {"nx_nodes": g.number_of_nodes(), "nx_edges": g.number_of_edges()}
 
