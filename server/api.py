@@ -44,7 +44,8 @@ def paper_json(p: PaperInfo) -> dict[str, Any]:
 def concept_json(c: ConceptInfo) -> dict[str, Any]:
     return {"id": c.id, "iri": str(concept_iri(c.id)), "label": c.label,
             "alt_labels": list(c.alt_labels), "types": list(c.types),
-            "paper_count": c.paper_count, "weight": c.weight, "page": f"/concepts/{c.id}"}
+            "paper_count": c.paper_count, "weight": c.weight, "topic": c.topic,
+            "field": c.field, "page": f"/concepts/{c.id}"}
 
 
 def node_json(key: str, data: dict[str, Any], ctx: Context) -> dict[str, Any]:

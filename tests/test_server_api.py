@@ -64,6 +64,11 @@ def test_concept_papers(client: httpx.Client, demo_kg: Path, dpc: str) -> None:
     assert doc["concept"]["id"] == cid and doc["total"] >= 1
     assert dpc in {p["id"] for p in doc["papers"]}
     assert client.get(f"/api/concepts/concept:{cid}").json()["id"] == cid
+    top = open_kg(demo_kg).reader().top_concepts(1)[0]  # in a topic and a field
+    doc = client.get(f"/api/concepts/{top.id}").json()
+    assert (doc["topic"], doc["field"]) == (top.topic, top.field) and doc["topic"]
+    page = client.get(f"/concepts/{top.id}").text
+    assert f">{top.topic}</span> in the field" in page
 
 
 def test_search_ranks_and_paginates(client: httpx.Client, dpc: str, demo_kg: Path) -> None:

@@ -26,6 +26,7 @@ from paperkg.read.questions import (
     PaperInfo,
     Reader,
     SharedScores,
+    topic_query,
 )
 from paperkg.read.textindex import TextIndex
 from paperkg.read.walk import Walker
@@ -79,12 +80,14 @@ class CorpusData:
         for c, t in rows("SELECT ?c ?t WHERE { ?c a skos:Concept , ?t . "
                          "FILTER(?t != skos:Concept) }"):
             types[c].append(type_name(t))
+        groups = {c: (t, f) for c, t, f in rows(topic_query())}
         for c, label, n, w in rows("""
             SELECT ?c ?label ?n ?w WHERE { ?c a skos:Concept ; skos:prefLabel ?label ;
                                           pkg:paperCount ?n ; pkg:weight ?w }"""):
             cid = iri_id(c)
             self.concepts[cid] = ConceptInfo(cid, label, tuple(sorted(alts.get(c, ()))),
-                                             int(n), float(w), tuple(sorted(types.get(c, ()))))
+                                             int(n), float(w), tuple(sorted(types.get(c, ()))),
+                                             *groups.get(c, ("", "")))
         for p, c, score, rank in rows("""
             SELECT ?p ?c ?score ?rank WHERE { ?p pkg:hasMention ?m .
               ?m pkg:concept ?c ; pkg:score ?score ; pkg:rank ?rank }"""):

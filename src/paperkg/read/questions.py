@@ -37,6 +37,7 @@ __all__ = [
     "RelatedPaper",
     "SharedScores",
     "rank_related",
+    "topic_query",
 ]
 
 HitKind = Literal["paper", "concept"]
@@ -66,6 +67,15 @@ class ConceptInfo:
     paper_count: int = 0
     weight: float = 0.0
     types: tuple[str, ...] = ()  # ontology classes beyond skos:Concept (Method, Dataset…)
+    topic: str = ""  # the label of its topic, "" if it is in none
+    field: str = ""  # the label of its topic's field (OpenAlex's level above a topic)
+
+
+def topic_query(where: str = "") -> str:
+    """SPARQL for (?c, topic label, field label) of the concepts matching `where`: the
+    one pattern both back ends read topics and fields with."""
+    return (f"SELECT ?c ?topic ?field WHERE {{ {where} ?c pkg:topic ?t . ?t rdfs:label ?topic"
+            " OPTIONAL { ?t pkg:field ?f . ?f rdfs:label ?field } }")
 
 
 @dataclass(frozen=True, slots=True)

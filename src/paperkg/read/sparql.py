@@ -26,6 +26,7 @@ from paperkg.read.questions import (
     PaperInfo,
     Reader,
     SharedScores,
+    topic_query,
 )
 from paperkg.read.sparqlwalk import complete_edges, local_graph, node_labels
 from paperkg.read.textindex import TextIndex
@@ -126,10 +127,12 @@ class SparqlReader(Reader):
         for c, t in self._select(f"SELECT ?c ?t WHERE {{ {where} ?c a ?t "
                                  "FILTER(?t != skos:Concept) }"):
             types.setdefault(_v(c), []).append(type_name(_v(t)))
+        groups = {_v(c): (_v(t), _v(f)) for c, t, f in self._select(topic_query(where))}
         rows = self._select(f"""SELECT ?c ?label ?n ?w WHERE {{ {where}
             ?c a skos:Concept ; skos:prefLabel ?label ; pkg:paperCount ?n ; pkg:weight ?w }}""")
         return [ConceptInfo(iri_id(c), _v(label), tuple(sorted(alts.get(_v(c), ()))),
-                            int(_v(n)), float(_v(w)), tuple(sorted(types.get(_v(c), ()))))
+                            int(_v(n)), float(_v(w)), tuple(sorted(types.get(_v(c), ()))),
+                            *groups.get(_v(c), ("", "")))
                 for c, label, n, w in rows]
 
     def concept(self, concept_id: str) -> ConceptInfo:
