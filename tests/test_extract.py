@@ -194,3 +194,29 @@ def test_extraction_in_batches_equals_one_pass(cache_dir: Path) -> None:
                              batch_size=5)
     assert len(whole) == len(papers) and all(whole.values())
     assert batched == whole
+
+
+def test_the_code_fingerprint_follows_the_code_not_its_comments(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cached extractions are keyed by the code that made them: a comment, a docstring or a
+    reformatting keeps them; a change to what the code does throws them away."""
+    import importlib
+
+    from paperkg.build.fingerprint import source_fingerprint
+
+    monkeypatch.syspath_prepend(str(tmp_path))
+    probe = tmp_path / "fp_probe.py"
+
+    def fingerprint(source: str) -> str:
+        probe.write_text(source, encoding="utf-8")
+        importlib.invalidate_caches()
+        source_fingerprint.cache_clear()
+        return source_fingerprint("fp_probe")
+
+    base = fingerprint('"""Doc."""\n\ndef f(x):\n    return x + 1\n')
+    assert fingerprint('"""Other doc."""\n# a comment\n\n\ndef f( x ):\n    """Says why."""\n'
+                       '    return (x + 1)  # why\n') == base
+    assert fingerprint('"""Doc."""\n\ndef f(x):\n    return x + 2\n') != base
+    assert fingerprint('"""Doc."""\n\ndef f(x):\n    "not a docstring" + ""\n    return x + 1\n'
+                       ) != base
+    source_fingerprint.cache_clear()

@@ -2,7 +2,9 @@
 
 A cache of extractions (or of SHACL verdicts) is valid only for the code that made it.
 Listing that code by hand goes stale the moment a rule moves to another module, so the
-fingerprint covers every paperkg module the given roots import, directly or not.
+fingerprint covers every paperkg module the given roots import, directly or not. It hashes
+each module's syntax tree without docstrings, so a comment, a docstring or a reformatting
+does not throw away hours of cached extractions; any change to the code itself does.
 """
 
 from __future__ import annotations
@@ -25,10 +27,10 @@ def _file(module: str) -> Path | None:
     return Path(origin) if origin and origin.endswith(".py") else None
 
 
-def _imports(path: Path) -> set[str]:
+def _imports(tree: ast.Module) -> set[str]:
     """The paperkg modules a source file imports anywhere (lazy imports included)."""
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
@@ -37,11 +39,22 @@ def _imports(path: Path) -> set[str]:
     return {m for m in found if m.split(".")[0] == "paperkg"}
 
 
+def _code(tree: ast.Module) -> bytes:
+    """The tree as text, docstrings left out (comments and layout are not in it)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                    and isinstance(body[0].value.value, str):
+                node.body = body[1:] or [ast.Pass()]
+    return ast.dump(tree).encode()
+
+
 @cache
 def source_fingerprint(*roots: str) -> str:
-    """12 hex of the source of `roots` and every paperkg module they import."""
+    """12 hex of the code of `roots` and every paperkg module they import."""
     todo, seen = list(roots), set()
-    files: dict[str, Path] = {}
+    code: dict[str, bytes] = {}
     while todo:
         module = todo.pop()
         if module in seen:
@@ -49,9 +62,10 @@ def source_fingerprint(*roots: str) -> str:
         seen.add(module)
         path = _file(module)
         if path is not None:
-            files[module] = path
-            todo += _imports(path)
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            todo += _imports(tree)
+            code[module] = _code(tree)
     h = hashlib.sha256()
-    for module in sorted(files):
-        h.update(module.encode() + b"\0" + files[module].read_bytes())
+    for module in sorted(code):
+        h.update(module.encode() + b"\0" + code[module])
     return h.hexdigest()[:12]
