@@ -23,7 +23,7 @@ from scipy import sparse
 
 from paperkg.lexicon import FUNCTION_WORDS, singular
 
-__all__ = ["Lexicon", "term_counts", "terms", "tokens", "write_term_counts"]
+__all__ = ["Lexicon", "terms", "tokens", "write_term_counts"]
 
 _WORD = re.compile(r"[^\W_]+")
 
@@ -39,14 +39,6 @@ def terms(text: str) -> list[str]:
     """`tokens` and the pairs of adjacent tokens ("graph neural" …)."""
     toks = tokens(text)
     return toks + [f"{a} {b}" for a, b in zip(toks, toks[1:], strict=False)]
-
-
-def term_counts(texts: Iterable[str]) -> tuple[list[str], sparse.csr_matrix]:
-    """(vocabulary, documents × terms count matrix) of `texts`, keeping only the terms of
-    at least two texts: a term of one paper ties it to nothing."""
-    columns: dict[str, int] = {}
-    rows = [_row(Counter(terms(text)), columns) for text in texts]
-    return _shared(list(columns), _matrix(rows, len(columns)), 2)
 
 
 def write_term_counts(path: Path, ids: Sequence[str], texts: Sequence[str],
@@ -70,7 +62,7 @@ def write_term_counts(path: Path, ids: Sequence[str], texts: Sequence[str],
                 columns[term] = start + n_new
                 n_new += 1
     rows = [old.row(pid) if old is not None and pid in old.row_of else
-            _row(fresh.get(pid) or Counter(terms(text)), columns)
+            _row(fresh[pid] if pid in fresh else Counter(terms(text)), columns)
             for pid, text in zip(ids, texts, strict=True)]
     added = [t for _, t in sorted((j, t) for t, j in columns.items() if j >= start)]
     matrix = _matrix(rows, start + len(added))
