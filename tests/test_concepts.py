@@ -273,6 +273,32 @@ def test_case_variants_merge_names_keep_case_and_no_label_is_numbered() -> None:
     assert len(labels) == len(scheme.concepts)
 
 
+def test_label_casing_is_reused_only_while_its_papers_are_unchanged() -> None:
+    """An update reuses how a label was cased (`ConceptScheme.casing`) for concepts whose
+    papers are the same and unchanged; a paper whose text changed is read again."""
+    extracted = {"d": [("Dynamic Prompt Corruption", 0.5)], "e": [("graph", 0.5)]}
+    name = "Here we propose Dynamic Prompt Corruption, and Dynamic Prompt Corruption helps."
+    prose = "Here we propose dynamic prompt corruption, and dynamic prompt corruption helps."
+    before = [Paper("d", name, "d", "test"), Paper("e", "A graph.", "e", "test")]
+    after = [Paper("d", prose, "d", "test"), before[1]]
+
+    def label(scheme: Any) -> str:
+        return str(scheme.concepts[scheme.mentions["d"][0].concept_id].pref_label)
+
+    first = build_scheme(extracted, before)
+    assert label(first) == "Dynamic Prompt Corruption" and first.casing
+    assert label(build_scheme(extracted, after)) == "dynamic prompt corruption"
+    # paper d's text changed: marked fresh, it is read again, as a build would
+    assert label(build_scheme(extracted, after, casing=first.casing, fresh=["d"])) == (
+        "dynamic prompt corruption")
+    # not marked (the memo is trusted), the stored casing is what names the concept
+    assert label(build_scheme(extracted, after, casing=first.casing)) == (
+        "Dynamic Prompt Corruption")
+    # another set of papers using it: the memo does not apply
+    more = {**extracted, "e": [("Dynamic Prompt Corruption", 0.5)]}
+    assert label(build_scheme(more, after, casing=first.casing)) == "dynamic prompt corruption"
+
+
 def test_head_noun_and_typo_variants_merge_with_a_recorded_reason() -> None:
     scheme = _scheme({"a": ["GSM8K", "language model", "QA", "updates rule"],
                       "b": ["GSM8K dataset", "languange model", "QA dataset", "updater rule"],

@@ -14,6 +14,7 @@ weight `log((1+N)/(1+df)) + 1` so sharing a rare concept counts for more.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from collections import Counter, defaultdict
@@ -86,6 +87,10 @@ class ConceptScheme:
     merges: list[Merge] = field(default_factory=list)
     topics: list[Topic] = field(default_factory=list)
     fields: list[Field] = field(default_factory=list)  # groups of topics, one level up
+    # how each concept's capitalised spellings read in prose, by concept key, with a hash
+    # of the papers that use it (`preferred_label`): an update reuses what still holds
+    casing: dict[str, tuple[str, dict[str, str]]] = field(
+        default_factory=dict, compare=False, repr=False)
 
 
 @lru_cache(maxsize=1 << 18)
@@ -220,12 +225,16 @@ def build_scheme(
     extracted: Mapping[str, Sequence[tuple[str, float]]],
     papers: Sequence[Paper] = (),
     facts: Mapping[str, TextFacts] | None = None,
+    casing: Mapping[str, tuple[str, dict[str, str]]] | None = None,
+    fresh: Collection[str] = (),
 ) -> ConceptScheme:
     """Group every paper's ranked (phrase, score) list into concepts and mentions.
 
     With `papers` (their texts), abbreviations, kinds and roles are read from the text
     (or taken from `facts`, by paper id: `text_facts` of the same text); without, only
-    spelling variants merge.
+    spelling variants merge. `casing` is the label memo of the scheme an update starts
+    from (`ConceptScheme.casing`) and `fresh` the papers whose text it has not read: a
+    concept used by the same papers, none of them fresh, is cased as it was.
     """
     read = {p.id: facts[p.id] if facts and p.id in facts else text_facts(p) for p in papers}
     defs = {pid: f.defs for pid, f in read.items()}
@@ -278,9 +287,18 @@ def build_scheme(
     used_labels: set[str] = set()
     concepts: dict[str, Concept] = {}
     merges: list[Merge] = []
+    memo: dict[str, tuple[str, dict[str, str]]] = {}
+    fresh = set(fresh)
     for key, cid in id_of_key.items():
         forms = surfaces[key]
-        pref = preferred_label(forms, used_labels, names, papers_of[key])
+        users = papers_of[key]
+        sig = _users_hash(users)
+        before = casing.get(key) if casing else None
+        cased = dict(before[1]) if before and before[0] == sig and fresh.isdisjoint(
+            users) else {}
+        pref = preferred_label(forms, used_labels, names, users, cased)
+        if cased:
+            memo[key] = (sig, {f: c for f, c in cased.items() if f in forms})
         spelled = resolver.long_form.get(key)
         if is_acronym(pref) and len(pref.split()) == 1 and spelled and (
                 spelled not in used_labels):
@@ -330,7 +348,11 @@ def build_scheme(
         c = concepts[cid]
         concepts[cid] = Concept(c.id, c.pref_label, c.alt_labels, c.paper_count, c.weight,
                                 c.kind, c.broader, topic)
-    return ConceptScheme(concepts, mentions, merges, groups, fields)
+    return ConceptScheme(concepts, mentions, merges, groups, fields, memo)
+
+
+def _users_hash(papers: Collection[str]) -> str:
+    return hashlib.blake2b("\x00".join(sorted(papers)).encode(), digest_size=8).hexdigest()
 
 
 def _add_defined_short_forms(

@@ -21,12 +21,14 @@ a topic's shape wants its field typed, a field's its member topics.
 from __future__ import annotations
 
 import gzip
-import json
 import zlib
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import orjson
+import pyoxigraph as ox
 
 from paperkg.build.canon import Concept, ConceptScheme, Mention, Merge
 from paperkg.build.hierarchy import Field, Topic
@@ -34,7 +36,7 @@ from paperkg.build.ingest import Paper
 from paperkg.errors import KGNotFound
 
 __all__ = ["Delta", "SchemeChange", "changed_scheme", "load_scheme", "paper_side", "plan",
-           "save_scheme", "sub_scheme", "unit_concepts", "weight_triples"]
+           "save_scheme", "sub_scheme", "unit_concepts", "weight_quads"]
 
 
 def save_scheme(path: Path, scheme: ConceptScheme) -> None:
@@ -46,9 +48,10 @@ def save_scheme(path: Path, scheme: ConceptScheme) -> None:
                    for m in scheme.merges],
         "topics": [[t.id, t.label, list(t.members), t.field, t.note] for t in scheme.topics],
         "fields": [[f.id, f.label, list(f.members), f.note] for f in scheme.fields],
+        "casing": {"code": _casing_code(), "memo": scheme.casing},
     }
-    with gzip.open(path, "wt", encoding="utf-8", compresslevel=1) as fh:
-        fh.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")))  # C encoder
+    with gzip.open(path, "wb", compresslevel=1) as fh:
+        fh.write(orjson.dumps(row))
 
 
 def load_scheme(path: Path) -> ConceptScheme | None:
@@ -56,17 +59,27 @@ def load_scheme(path: Path) -> ConceptScheme | None:
     if not path.is_file():
         return None
     try:
-        with gzip.open(path, "rt", encoding="utf-8") as fh:
-            row = json.load(fh)
+        with gzip.open(path, "rb") as fh:
+            row = orjson.loads(fh.read())
         concepts = {c[0]: Concept(c[0], c[1], tuple(c[2]), int(c[3]), float(c[4]), c[5],
                                   c[6], c[7]) for c in row["concepts"]}
         merges = [Merge(m[0], m[1], m[2], m[3], m[4], bool(m[5])) for m in row["merges"]]
         topics = [Topic(t[0], t[1], tuple(t[2]), *t[3:5]) for t in row["topics"]]
         fields = [Field(f[0], f[1], tuple(f[2]), f[3]) for f in row.get("fields", [])]
+        casing = row.get("casing") or {}
+        memo = {k: (v[0], v[1]) for k, v in casing["memo"].items()} if casing.get(
+            "code") == _casing_code() else {}  # other code may case otherwise
     except (OSError, EOFError, zlib.error, UnicodeDecodeError, ValueError, KeyError,
             TypeError, IndexError) as err:
         raise KGNotFound(f"{path}: damaged ({err}); rebuild the KG") from None
-    return ConceptScheme(concepts, {}, merges, topics, fields)
+    return ConceptScheme(concepts, {}, merges, topics, fields, memo)
+
+
+def _casing_code() -> str:
+    """The code that cases labels (`ConceptScheme.casing` is valid for it alone)."""
+    from paperkg.build.fingerprint import source_fingerprint
+
+    return source_fingerprint("paperkg.build.labels", "paperkg.build.text")
 
 
 def _core(c: Concept) -> tuple[Any, ...]:
@@ -157,13 +170,20 @@ def sub_scheme(scheme: ConceptScheme, concepts: Collection[str], change: SchemeC
                          [f for f in scheme.fields if f.id in change.fields])
 
 
-def weight_triples(scheme: ConceptScheme, ids: Sequence[str]) -> Iterator[Any]:
-    """The pkg:weight triple of each concept in `ids`, as `rdf.iter_triples` writes it."""
+def weight_quads(scheme: ConceptScheme, ids: Sequence[str]) -> set[ox.Quad]:
+    """The pkg:weight triple of each concept in `ids`, as `rdf.iter_triples` writes it.
+
+    Made as Oxigraph quads directly: an update swaps every concept's weight, and going
+    through rdflib terms and N-Triples took a second of it."""
+    from rdflib.namespace import XSD
+
     from paperkg.build.rdf import _double
     from paperkg.vocab import PKG, concept_iri
 
-    for cid in ids:
-        yield concept_iri(cid), PKG.weight, _double(scheme.concepts[cid].weight)
+    weight, double = ox.NamedNode(str(PKG.weight)), ox.NamedNode(str(XSD.double))
+    return {ox.Quad(ox.NamedNode(str(concept_iri(cid))), weight,
+                    ox.Literal(str(_double(scheme.concepts[cid].weight)), datatype=double))
+            for cid in ids}
 
 
 def named_by(papers: Sequence[Paper]) -> tuple[dict[str, str], dict[str, str]]:

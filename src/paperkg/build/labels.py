@@ -106,21 +106,29 @@ def prose_case(form: str, is_name: bool, names: NameEvidence | None = None,
 
 
 def preferred_label(forms: Counter[str], taken: set[str], names: NameEvidence,
-                    papers: Iterable[str] = ()) -> str:
+                    papers: Iterable[str] = (), cased: dict[str, str] | None = None) -> str:
     """The most readable common form: spelled out before an acronym, lower case before
     Title Case (unless lower case is under a quarter of the uses), then the most frequent,
     then the shorter; in prose case unless the papers using it write it as a name; never
-    a label another concept took (exactly)."""
+    a label another concept took (exactly).
+
+    `cased` holds the prose case of capitalised forms worked out before for these very
+    papers (texts unchanged: an update's memo, `canon`); the forms cased here join it."""
     top = max(forms.values())
     order = sorted(forms, key=lambda f: (
         is_acronym(f),                                  # spelled out before an acronym
         not (f == f.lower() and 4 * forms[f] >= top),   # lower case unless rare
         -forms[f], len(f), f))
     papers = list(papers)
+    done = {} if cased is None else cased
     for form in order:
-        cased = form if form == form.lower() or all(map(is_acronym, form.split())) else (
-            prose_case(form, names.is_name(form, papers), names, papers))
-        for label in (cased, form):
+        if form == form.lower() or all(map(is_acronym, form.split())):
+            prose = form
+        elif form in done:
+            prose = done[form]
+        else:
+            prose = done[form] = prose_case(form, names.is_name(form, papers), names, papers)
+        for label in (prose, form):
             if label not in taken:
                 return label
     # every spelling is another concept's label (a short form two papers define apart):

@@ -188,13 +188,15 @@ def compute(
     papers: Sequence[Paper], settings: Settings, rep: Reporter, epoch: Epoch | None = None,
     known: Mapping[str, Ranked] | None = None, validate: bool = True,
     facts: Mapping[str, TextFacts] | None = None,
+    casing: Mapping[str, tuple[str, dict[str, str]]] | None = None,
 ) -> Content:
     """Extract, canonicalise and validate: what the KG of `papers` is made of.
 
     Without `epoch` the corpus statistics are learned from `papers` (a new epoch); with
     it, every paper is ranked under its statistics, and the papers in `known` (results
     made under the same epoch, by id) are not extracted again; `facts` are text facts of
-    unchanged papers (`canon.text_facts`). `validate=False` leaves SHACL to the caller
+    unchanged papers (`canon.text_facts`) and `casing` the label memo of the scheme they
+    were in (`canon.ConceptScheme.casing`). `validate=False` leaves SHACL to the caller
     (an update checks only what changed).
     """
     from paperkg.build.canon import build_scheme, text_facts
@@ -210,7 +212,8 @@ def compute(
         info, extracted, embedder = _extract_under(ordered, epoch, known or {}, settings, rep)
     rep.step("canonicalising concepts")
     read = {p.id: facts[p.id] if facts and p.id in facts else text_facts(p) for p in ordered}
-    scheme = build_scheme(extracted, ordered, read)
+    scheme = build_scheme(extracted, ordered, read, casing,
+                          fresh=[p.id for p in ordered if not (facts and p.id in facts)])
     rep.step(f"{len(scheme.concepts)} concepts")
     validated = _validate(ordered, scheme, info, settings.cache, rep) if validate else ""
     return Content(ordered, info, scheme, embedder, validated, epoch, extracted, read, keys)

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from paperkg.build.canon import TextFacts
 from paperkg.build.corpus import CorpusStats
 from paperkg.build.extract import CorpusShare
@@ -125,15 +127,16 @@ def write_results(path: Path, papers: Sequence[Paper], ranked: Mapping[str, Rank
                   keys: Mapping[str, str]) -> None:
     """One line per paper: id, content key, ranked concepts, mentions, text facts
     (`kgdir.RANKED`)."""
-    with gzip.open(path, "wt", encoding="utf-8", compresslevel=3) as fh:
-        for p in papers:
-            ms = [[m.concept_id, m.surface, m.score, m.rank, m.role]
-                  for m in mentions.get(p.id, ())]
-            f = facts[p.id]
-            fh.write(json.dumps([p.id, keys[p.id], ranked[p.id], ms,
-                                 [[a.short, a.long] for a in f.defs], f.roles.proposes,
-                                 f.roles.evaluated_on],
-                                ensure_ascii=False, separators=(",", ":")) + "\n")
+    lines = []
+    for p in papers:
+        ms = [[m.concept_id, m.surface, m.score, m.rank, m.role]
+              for m in mentions.get(p.id, ())]
+        f = facts[p.id]
+        lines.append(orjson.dumps([p.id, keys[p.id], ranked[p.id], ms,
+                                   [[a.short, a.long] for a in f.defs], f.roles.proposes,
+                                   f.roles.evaluated_on]))
+    with gzip.open(path, "wb", compresslevel=3) as fh:
+        fh.write(b"\n".join(lines) + b"\n")
 
 
 def read_results(kg: Path) -> dict[str, PaperResult] | None:
@@ -143,9 +146,9 @@ def read_results(kg: Path) -> dict[str, PaperResult] | None:
         return None
     out: dict[str, PaperResult] = {}
     try:
-        with gzip.open(path, "rt", encoding="utf-8") as fh:
+        with gzip.open(path, "rb") as fh:
             for line in fh:
-                pid, key, ranked, ms, defs, proposes, evaluated = json.loads(line)
+                pid, key, ranked, ms, defs, proposes, evaluated = orjson.loads(line)
                 facts = TextFacts([Abbreviation(a, b) for a, b in defs],
                                   PaperRoles(tuple(proposes), tuple(evaluated)))
                 out[pid] = PaperResult(key, [(str(a), float(b)) for a, b in ranked],

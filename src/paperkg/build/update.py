@@ -109,10 +109,11 @@ def update_kg(
         else:
             keys = {i: content_key(p) for i, p in papers.items()}
             unchanged = {i for i, r in stored.items() if keys.get(i) == r.key}
+            old_scheme = load_scheme(kg / SCHEME)
             content = compute(list(papers.values()), settings, rep, epoch,
                               {i: stored[i].ranked for i in unchanged}, validate=False,
-                              facts={i: stored[i].facts for i in unchanged})
-            old_scheme = load_scheme(kg / SCHEME)
+                              facts={i: stored[i].facts for i in unchanged},
+                              casing=old_scheme.casing if old_scheme else None)
             if old_scheme is not None:
                 delta = plan(old, {i: r.mentions for i, r in stored.items()}, old_scheme,
                              content.papers, content.scheme)
