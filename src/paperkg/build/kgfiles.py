@@ -52,7 +52,7 @@ def write_files(
     `content.epoch`'s (linked, not written again); `unchanged`: the ids of its papers
     whose text is the same (their abstract vectors are copied from it)."""
     from paperkg.build.delta import save_scheme
-    from paperkg.build.graph import build_nx
+    from paperkg.build.graph import node_link
 
     _write_epoch(target, content.epoch, statistics_of)
     write_results(target / RANKED, content.papers, content.ranked, content.scheme.mentions,
@@ -60,8 +60,8 @@ def write_files(
     save_scheme(target / SCHEME, content.scheme)
 
     rep.step("writing the NetworkX graph")
-    g = build_nx(content.papers, content.scheme)
-    save_graph(g, target / GRAPH)
+    graph = node_link(content.papers, content.scheme)
+    save_graph(graph, target / GRAPH)
     if rejects:
         _write_rejects(target / REJECTS, rejects)
     _write_merges(target / MERGES, content.scheme)
@@ -73,7 +73,7 @@ def write_files(
                       [f"{p.title or ''}. {p.abstract}" for p in content.papers],
                       None if before is None else (before[0] / TERMS, before[1]))
     write_papers_file(target / PAPERS, content.papers)
-    return {"nx_nodes": g.number_of_nodes(), "nx_edges": g.number_of_edges()}
+    return {"nx_nodes": len(graph["nodes"]), "nx_edges": len(graph["links"])}
 
 
 def _write_epoch(target: Path, epoch: Epoch, statistics_of: Path | None) -> None:
