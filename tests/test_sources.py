@@ -17,6 +17,7 @@ import pytest
 
 from paperkg.build.ingest import Paper, read_papers
 from paperkg.build.sources import FORMATS, detect_format
+from paperkg.build.sources.common import tex
 from paperkg.build.sources.merge import title_key
 from paperkg.build.sources.openreview import decision_of
 from paperkg.errors import IngestError, UsageError
@@ -110,6 +111,10 @@ def test_arxiv_snapshot_tex_names_and_dois() -> None:
     assert sum(1 for p in papers if p.doi) == 18  # SOURCE.md: 18 have a DOI
     assert first.doi == "10.1103/physrevd.76.013009"
     assert "$(k,\\ell)$" in papers[1].abstract, "math stays as TeX, like other abstracts"
+    # "~500 km/s" sends this abstract through TeX; its "King & Wynn" keeps the "&"
+    assert "King & Wynn (1999)" in next(p.abstract for p in papers if p.id == "0704.0017")
+    assert tex("up 5% on ~10 sets, 15.53\\% in all\nA & B") == (
+        "up 5% on \N{NO-BREAK SPACE}10 sets, 15.53% in all\nA & B")
 
 
 def test_openalex_abstract_rebuilt_and_null_rejected() -> None:

@@ -24,7 +24,7 @@ from functools import cache
 
 __all__ = ["FUNCTION_WORDS", "GENERIC_HEADS", "GENERIC_MODIFIERS", "GENERIC_NOUNS",
            "edit_distance_one", "is_acronym", "is_common_word", "is_shouted", "pos", "repair_text",
-           "singular", "strip_boilerplate", "verb_forms"]
+           "singular", "strip_boilerplate", "strip_citations", "verb_forms"]
 
 FUNCTION_WORDS = frozenset("""
 a about above across after afterwards again against all almost alone along already also although
@@ -239,6 +239,26 @@ def strip_boilerplate(text: str) -> str:
     if not any(clue in text for clue in _BOILERPLATE_CLUES) or not _BOILERPLATE.search(text):
         return text
     return "".join(s for s in _SENTENCE.findall(text) if not _BOILERPLATE.search(s))
+
+
+# An author-year citation: "Belle et al. (2002)", "Norton et al.", "King & Wynn (1999)",
+# "(Vaswani et al., 2017; Smith, 2020)". A surname is a capital then a lower-case letter,
+# so "GPT-4 (2023)" or "(WMT 2014)" stay; two names joined by "and" only with a year in
+# parentheses ("Markov and Gaussian processes" stays).
+_SURNAME = r"[A-Z](?=[^\W\d_A-Z])[^\W\d_]+(?:[-'][^\W\d_]+)*"
+_CITATION = re.compile(
+    rf"\b{_SURNAME}\s+et\s+al\b\.?(?:,?\s*\(\s*{_YEAR}[a-z]?\s*\))?"
+    rf"|\b{_SURNAME}\s*(?:&|and)\s*{_SURNAME},?\s*\(\s*{_YEAR}[a-z]?\s*\)"
+    rf"|\((?=[^()]{{0,200}}?(?:et al\b\.?,?|{_SURNAME},)\s*{_YEAR}[a-z]?\b)[^()]{{1,240}}\)")
+_CITATION_CLUE = re.compile(rf"et al|{_YEAR}")
+
+
+def strip_citations(text: str) -> str:
+    """The text without author-year citations, each left as a phrase break (";"): the
+    cited names are not concepts of the paper ("King Wynn" from "King & Wynn (1999)")."""
+    if not _CITATION_CLUE.search(text):
+        return text
+    return _CITATION.sub(" ; ", text)
 
 
 def edit_distance_one(a: str, b: str) -> bool:

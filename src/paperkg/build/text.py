@@ -26,11 +26,10 @@ from paperkg.lexicon import (
     repair_text,
     singular,
     strip_boilerplate,
+    strip_citations,
     verb_forms,
 )
-from paperkg.lexicon import (
-    pos as word_pos,
-)
+from paperkg.lexicon import pos as word_pos
 
 __all__ = ["Candidate", "KnownTerms", "candidates", "clean_text", "code_links", "document_text",
            "tokens"]
@@ -50,11 +49,12 @@ conduct confirm define depend exceed examine explain express extract focus hinde
 lead lie limit need outline overlook pose possess raise receive recognize regard remove replace
 report result satisfy select share signify struggle study support adopt apply aim attempt
 benefit build combine design help measure use yield optimize degrade interfere adjust call dub
-seek name term ignore handle fine-tune consist attract construct
+seek name term ignore handle fine-tune consist attract construct accord arise belong comprise
+contribute encompass occur originate pertain reside resemble underpin go
 """.split()
 _AMBIGUOUS_BASE = frozenset("""
 attempt benefit build combine design focus help lack limit measure need result share study
-support use yield report hold lead aim apply name term
+support use yield report hold lead aim apply name term go
 """.split())
 
 
@@ -126,10 +126,10 @@ def latex_accents(text: str) -> str:
 
 
 def clean_text(text: str) -> str:
-    """Plain text for embedding: publisher boilerplate (`lexicon.strip_boilerplate`),
-    LaTeX and URLs out, accents and escaped symbols back, glued sentences and words split
-    (`lexicon.repair_text`), spaces single."""
-    text = _URL_RE.sub(BREAK, latex_accents(strip_boilerplate(text)))
+    """Plain text for embedding: publisher boilerplate and author-year citations
+    (`lexicon`), LaTeX and URLs out, accents and escaped symbols back, glued sentences and
+    words split (`lexicon.repair_text`), spaces single."""
+    text = _URL_RE.sub(BREAK, latex_accents(strip_citations(strip_boilerplate(text))))
     text = _TEXT_CMD_RE.sub(r"\1", text)
     text = _MATH_RE.sub(BREAK, text)
     text = text.replace("\\%", "%").replace("\\&", "&").replace("\\_", "_")
@@ -196,8 +196,8 @@ def _is_word(tok: str) -> bool:
 
 
 def _breaks(tok: str) -> bool:
-    if not _is_word(tok):
-        return True
+    if not _is_word(tok) or len(tok) == 1 and tok.islower():
+        return True  # a lower-case letter alone is a variable or unit: "rad s", "size m"
     low = tok.lower().replace("’", "'")
     if low in _BREAK_WORDS or low.endswith(("'s", "'")):
         return True

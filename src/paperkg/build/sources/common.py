@@ -24,6 +24,9 @@ __all__ = ["Located", "inverted_name", "jget", "json_records", "open_text", "par
 
 _TEX = LatexNodes2Text(math_mode="verbatim", strict_latex_spaces=True)
 _TEX_HINT = re.compile(r"[\\{}~]")
+# In metadata an unescaped & or % is the character itself; to TeX they are an alignment
+# tab (dropped) and a comment (the rest of the line dropped: "by 5% on ... " lost).
+_BARE_SPECIAL = re.compile(r"(?<!\\)([&%])")
 
 
 def open_text(path: Path) -> str:
@@ -197,7 +200,7 @@ def tex(value: str | None) -> str | None:
     if not _TEX_HINT.search(value):
         return value
     try:
-        return str(_TEX.latex_to_text(value))
+        return str(_TEX.latex_to_text(_BARE_SPECIAL.sub(r"\\\1", value)))
     except (ValueError, IndexError):  # pylatexenc gives up on some unbalanced input
         return value
 
