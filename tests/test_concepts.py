@@ -208,6 +208,28 @@ def test_publisher_and_funding_boilerplate_never_becomes_a_concept() -> None:
         "expository note", "note", "Vassiliev", "knot invariants", "invariants"]
 
 
+@pytest.mark.skipif(not SOURCES.is_dir(), reason=f"needs {SOURCES}")
+def test_a_scraped_landing_page_is_cut_to_its_abstract() -> None:
+    """Real OpenAlex records hold a publisher's landing page (access notes, authors, "Download
+    CitationsTrack Citations", then "Abstract:", then "Previous bookNext book … Cited By"
+    and the citing works) or a full text's first page ("Abstract Forest …", "Keywords:",
+    "Acknowledgments …"): only the abstract is read."""
+    papers = {p.id: p for p in read_papers([SOURCES / "openalex_works.json"]).papers}
+    policy = clean_text(papers["W2098498233"].abstract)
+    assert policy.startswith("Scholars, policymakers, aid donors")
+    prospects = clean_text(papers["W4254361891"].abstract)
+    assert prospects.startswith("Over the next 25 years")
+    assert prospects.endswith("irreparable harm to future generations.")
+    forest = clean_text(papers["W2059349207"].abstract)
+    assert forest.startswith("Forest management practices")
+    for junk in ("Download", "Citations", "KraayDaniel", "Keywords", "Kempe", "Acknowledg"):
+        assert junk not in policy + prospects + forest, junk
+    # a field named "Abstract …" and a paper about keywords keep their words
+    for kept in ("Abstract visual reasoning (AVR) encompasses a suite of tasks.",
+                 "Keywords chosen by authors differ from those readers search for."):
+        assert clean_text(kept) == kept
+
+
 def test_grammar_refuses_clause_fragments_and_generic_words_alone() -> None:
     text = clean_text(
         "Models store knowledge despite noise, and training objectives form a challenge despite "

@@ -14,7 +14,8 @@
   "dataPre-Training viaMeta-representation") are split before anything reads them.
 - `strip_boilerplate`: the copyright, funding and DOI sentences that metadata services
   leave in abstracts ("Copyright © 2005 John Wiley & Sons", "HG and ZG acknowledge support
-  from … Grant EP/N510129/1") are dropped before anything reads them.
+  from … Grant EP/N510129/1") are dropped before anything reads them; `strip_citations`
+  drops author-year citations ("King & Wynn (1999)", "(Vaswani et al., 2017)").
 """
 
 from __future__ import annotations
@@ -114,7 +115,9 @@ drawback drawbacks advantage advantages benefit benefits trend trends perspectiv
 direction directions success attempt attempts efforts effort way ways manner kind kinds sort
 sorts lot lots aspect aspects regard respect view views insight insights gains fashion
 performance performances outcome outcomes capabilities abilities
-""".split())
+journal journals proceedings university universities institute academy publishers society
+foundation
+""".split())  # the last two lines: where a work appeared or who funded it ("Royal Society")
 
 
 @cache
@@ -234,8 +237,29 @@ _BOILERPLATE = re.compile(
 _SENTENCE = re.compile(r".*?(?:[.!?](?=\s)|$)", re.DOTALL)
 
 
+# A scraped landing page ("No AccessPolicy Research Working Papers22 Jun 2013 … Download
+# CitationsTrack Citations … Abstract:<the abstract>Previous bookNext book Figures
+# ReferencesRecommendedDetailsCited By …"), or a full text's first page ("Abstract Forest
+# management … Keywords: Boreal forestsclear-cuts… Acknowledgments Support for …"): the
+# abstract is what its label introduces, up to the page's links or the next section.
+_ABSTRACT_LABEL = re.compile(r"^\s*(?:Abstract|ABSTRACT)\s*[:.：]\s*|\b(?:Abstract|ABSTRACT)"
+                             r"\s*[:：]\s*")
+# bare, only on a page whose tail shows it is one ("Abstract visual reasoning" is a field)
+_BARE_LABEL = re.compile(r"^\s*(?:Abstract|ABSTRACT)\s+(?=[A-Z])")
+_PAGE_TAIL = re.compile(r"(?:Previous (?:book|article|chapter)|Next (?:book|article|chapter)|"
+                        r"FiguresReferences|ReferencesRecommended|\b(?:Key ?words|KEYWORDS|"
+                        r"Index Terms)\s*[:—-]|\bAcknowledge?ments\b(?=\s*:?\s*[A-Z]))")
+
+
 def strip_boilerplate(text: str) -> str:
-    """The text without its publisher, copyright, funding and DOI sentences."""
+    """The text without a landing page's furniture around it and without its publisher,
+    copyright, funding and DOI sentences."""
+    tail = _PAGE_TAIL.search(text)
+    if tail:
+        text = _BARE_LABEL.sub("", text[:tail.start()])
+    if "bstract" in text or "BSTRACT" in text:
+        label = _ABSTRACT_LABEL.search(text)
+        text = text[label.end():] if label else text
     if not any(clue in text for clue in _BOILERPLATE_CLUES) or not _BOILERPLATE.search(text):
         return text
     return "".join(s for s in _SENTENCE.findall(text) if not _BOILERPLATE.search(s))
