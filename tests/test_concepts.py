@@ -183,6 +183,8 @@ def test_text_repair_splits_glued_sentences_and_words_but_not_names() -> None:
     phrases = {c.text for c in candidates(text)}
     assert not any(re.search(r"[a-z][.!?][A-Z]", p) for p in phrases)
     assert "Meta-representation" in phrases
+    assert clean_text("H uman impacts grow.") == "Human impacts grow."  # a drop capital
+    assert clean_text("A new method.") == "A new method."
 
 
 @pytest.mark.skipif(not SOURCES.is_dir(), reason=f"needs {SOURCES}")

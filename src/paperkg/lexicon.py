@@ -202,10 +202,19 @@ _NUMBER_SEAM = re.compile(rf"(?<=[0-9]{{2}})(?=[A-Z][a-z]{{2,}})|(?<=[a-z]{{3}})
                           rf"{_MONTH}\b)")
 
 
+# "H uman impacts on …": a PDF's drop capital, split from the rest of the first word.
+_DROP_CAP = re.compile(r"\s*([A-Z]) ([a-z]{2,})\b")
+
+
 def repair_text(text: str) -> str:
-    """Split glued sentences and glued words. A camel seam is split only when the
-    lower-case part is a word the lexicon knows and the whole word starts in lower case,
-    so names ("GFlowNet", "AlphaFold", "PyTorch", "iPhone", "xLSTM") stay whole."""
+    """Split glued sentences and glued words, join a first word split at its drop capital.
+    A camel seam is split only when the lower-case part is a word the lexicon knows and
+    the whole word starts in lower case, so names ("GFlowNet", "AlphaFold", "PyTorch",
+    "iPhone", "xLSTM") stay whole; a drop capital is joined only when the rest is not a
+    word and the whole is ("A new" stays)."""
+    cap = _DROP_CAP.match(text)
+    if cap and not is_common_word(cap[2]) and is_common_word(cap[1].lower() + cap[2]):
+        text = cap[1] + cap[2] + text[cap.end():]
     text = _GLUED_SENTENCE.sub(r"\1 ", text)
     if _NUMBER_CLUE.search(text):
         text = _NUMBER_SEAM.sub(" ", text)
