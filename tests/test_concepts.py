@@ -264,6 +264,12 @@ def test_citations_variables_and_postmodifying_participles_are_not_concepts() ->
     for kept in ("model predictions", "Transformers", "relative entropy", "system size",
                  "Gaussian processes", "GPT-4", "WMT"):
         assert kept in phrases, kept
+    # a unit after a number is a quantity (OpenAlex W2059349207); "today" heads nothing
+    units = {c.text for c in candidates(clean_text(
+        "Old-growth forests (72.6 m3 ha−1) held more debris than researchers today expect, "
+        "at 500 km/s on 7B LM training with 3 layers."))}
+    assert not any(u in p.split() for p in units for u in ("m3", "ha", "km", "today"))
+    assert {"Old-growth forests", "debris", "LM training", "layers"} <= units
 
 
 def test_packaged_prior_keeps_specific_single_words_only() -> None:

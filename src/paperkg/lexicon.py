@@ -25,7 +25,7 @@ from functools import cache
 
 __all__ = ["FUNCTION_WORDS", "GENERIC_HEADS", "GENERIC_MODIFIERS", "GENERIC_NOUNS",
            "edit_distance_one", "is_acronym", "is_common_word", "is_shouted", "pos", "repair_text",
-           "singular", "strip_boilerplate", "strip_citations", "verb_forms"]
+           "singular", "strip_boilerplate", "strip_citations", "UNITS", "verb_forms"]
 
 FUNCTION_WORDS = frozenset("""
 a about above across after afterwards again against all almost alone along already also although
@@ -41,12 +41,12 @@ nowhere of off often on once one only onto or other others otherwise our ours ou
 own per perhaps rather same seem seemed seeming seems several she should since so some somehow
 someone something sometime sometimes somewhat somewhere still such than that the their theirs
 them themselves then thence there thereafter thereby therefore therein thereupon these they this
-those though through throughout thus to together too toward towards two three four five six
+those though through throughout thus to today together too toward towards two three four five six
 seven eight nine ten under unlike until up upon us very via vs versus was we well were what
 whatever when whence whenever where whereas whereby wherein whereupon wherever whether which
 while whilst who whoever whole whom whose why will with within without would yet you your yours
 yourself let lets let's can't won't don't doesn't isn't aren't wasn't it's we're they're thereof
-regarding concerning alongside amidst unless et al
+regarding concerning alongside amidst nowadays alike unless et al
 """.split())
 
 # Evaluative and generic modifiers: they start many spans but never name a concept.
@@ -73,6 +73,13 @@ future rival ideal closest hundred thousand million billion trillion dozen dozen
 # A single word that is only ever a generic noun, or names a whole area rather than
 # something a paper can be tagged with: never a concept on its own (a reader's rule: a
 # concept must be specific enough to connect papers meaningfully).
+# Units of measure, lower-cased: after a number ("72.6 m3 ha-1", "4.4 rad s-2") they are
+# a quantity, not the start of a concept.
+UNITS = frozenset("""
+m m2 m3 km km2 cm cm2 cm3 mm nm pm µm um ha kg g mg µg ng s ms µs ns min h hr hrs yr yrs d
+hz khz mhz ghz thz ev kev mev gev tev w kw mw gw kwh twh j kj mj v kv mv pa kpa mpa gpa
+mol mmol µmol l ml µl db dbm rpm rad
+""".split())
 GENERIC_NOUNS = frozenset("""
 approach approaches method methods framework frameworks paper papers work works model models
 result results performance problem problems task tasks data experiment experiments study studies

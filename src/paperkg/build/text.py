@@ -22,6 +22,7 @@ from paperkg.lexicon import (
     GENERIC_HEADS,
     GENERIC_MODIFIERS,
     GENERIC_NOUNS,
+    UNITS,
     is_acronym,
     repair_text,
     singular,
@@ -56,7 +57,6 @@ _AMBIGUOUS_BASE = frozenset("""
 attempt benefit build combine design focus help lack limit measure need result share study
 support use yield report hold lead aim apply name term go
 """.split())
-
 
 _IRREGULAR_VERB_FORMS = frozenset("""
 made found shown given taken held led kept lay lain became sought built proven drawn grown known
@@ -384,8 +384,9 @@ def _runs(toks: list[str]) -> Iterator[tuple[int, list[str]]]:
         low = tok.lower()
         verb_here = (nxt in _VERB_CONTEXT and low.endswith("s") and len(low) > 3
                      and "VERB" in word_pos(low)) or (bool(run) and _verb_after_plural(
-                         run[-1], low)) or (idx > 0 and toks[idx - 1].lower() in _SUBJECTS
-                                            and "VERB" in word_pos(low))
+                         run[-1], low)) or (idx > 0 and (toks[idx - 1].lower() in _SUBJECTS
+                                            and "VERB" in word_pos(low) or low in UNITS
+                                            and toks[idx - 1][:1].isdigit()))
         if _breaks(tok) or verb_here:
             if run:
                 yield start, run
