@@ -270,6 +270,12 @@ def test_citations_variables_and_postmodifying_participles_are_not_concepts() ->
         "at 500 km/s on 7B LM training with 3 layers."))}
     assert not any(u in p.split() for p in units for u in ("m3", "ha", "km", "today"))
     assert {"Old-growth forests", "debris", "LM training", "layers"} <= units
+    # a verb-only -ing form before its object is a verb (ICLR abstracts)
+    ing = {c.text for c in candidates(clean_text(
+        "A software library implementing the theory and the uncertainty surrounding the "
+        "parameters are studied. Model merging that preserves skills works."))}
+    assert not any(p.endswith(("implementing", "surrounding")) for p in ing)
+    assert {"software library", "uncertainty", "Model merging"} <= ing
 
 
 def test_packaged_prior_keeps_specific_single_words_only() -> None:

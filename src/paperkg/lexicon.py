@@ -23,9 +23,10 @@ from __future__ import annotations
 import re
 from functools import cache
 
-__all__ = ["FUNCTION_WORDS", "GENERIC_HEADS", "GENERIC_MODIFIERS", "GENERIC_NOUNS",
-           "edit_distance_one", "is_acronym", "is_common_word", "is_shouted", "pos", "repair_text",
-           "singular", "strip_boilerplate", "strip_citations", "UNITS", "verb_forms"]
+__all__ = ["FUNCTION_WORDS", "GENERIC_HEADS", "GENERIC_MODIFIERS", "GENERIC_NOUNS", "UNITS",
+           "edit_distance_one", "is_acronym", "is_common_word", "is_shouted",
+           "phrase_breaking_verbs", "pos", "repair_text", "singular", "strip_boilerplate",
+           "strip_citations", "verb_forms"]
 
 FUNCTION_WORDS = frozenset("""
 a about above across after afterwards again against all almost alone along already also although
@@ -299,6 +300,43 @@ def strip_citations(text: str) -> str:
     if not _CITATION_CLUE.search(text):
         return text
     return _CITATION.sub(" ; ", text)
+
+
+# Verbs whose forms split the build's candidate phrases; their -ing/-ed forms rarely head a
+# concept. A base form that is also a common noun ("study", "design") does not split.
+_PHRASE_VERBS = """
+achieve address affect allow append argue assume attain avoid become boost capture compare
+consider contain demonstrate derive describe determine develop enable enhance ensure establish
+evaluate exhibit explore extend facilitate fail find follow give highlight identify illustrate
+improve include incorporate increase indicate integrate introduce investigate involve leverage
+maintain make mitigate motivate observe obtain offer outperform overcome perform present
+preserve produce propose prove provide reach reduce refer remain require reveal rely seek serve
+show solve suffer suggest surpass take tend utilize validate emerge appear employ exploit
+conduct confirm define depend exceed examine explain express extract focus hinder hold keep lack
+lead lie limit need outline overlook pose possess raise receive recognize regard remove replace
+report result satisfy select share signify struggle study support adopt apply aim attempt
+benefit build combine design help measure use yield optimize degrade interfere adjust call dub
+seek name term ignore handle fine-tune consist attract construct accord arise belong comprise
+contribute encompass occur originate pertain reside resemble underpin go
+""".split()
+_AMBIGUOUS_BASE = frozenset("""
+attempt benefit build combine design focus help lack limit measure need result share study
+support use yield report hold lead aim apply name term go
+""".split())
+
+_IRREGULAR_VERB_FORMS = frozenset("""
+made found shown given taken held led kept lay lain became sought built proven drawn grown known
+thought brought seen chosen called named dubbed termed
+""".split())
+
+
+@cache
+def phrase_breaking_verbs() -> frozenset[str]:
+    """The forms of `_PHRASE_VERBS` (lemminflect's, worked out on first use) that end a
+    noun phrase: "methods improving", "factors leading"."""
+    return frozenset({f for v in _PHRASE_VERBS for f in verb_forms(v) if f != v}
+                     | {v for v in _PHRASE_VERBS if v not in _AMBIGUOUS_BASE}
+                     | _IRREGULAR_VERB_FORMS)
 
 
 def edit_distance_one(a: str, b: str) -> bool:

@@ -24,6 +24,7 @@ from paperkg.lexicon import (
     GENERIC_NOUNS,
     UNITS,
     is_acronym,
+    phrase_breaking_verbs,
     repair_text,
     singular,
     strip_boilerplate,
@@ -37,38 +38,7 @@ __all__ = ["Candidate", "KnownTerms", "candidates", "clean_text", "code_links", 
 
 MAX_WORDS = 4
 
-# Verbs whose forms split phrases; their -ing/-ed forms rarely head a concept.
-_VERBS = """
-achieve address affect allow append argue assume attain avoid become boost capture compare
-consider contain demonstrate derive describe determine develop enable enhance ensure establish
-evaluate exhibit explore extend facilitate fail find follow give highlight identify illustrate
-improve include incorporate increase indicate integrate introduce investigate involve leverage
-maintain make mitigate motivate observe obtain offer outperform overcome perform present
-preserve produce propose prove provide reach reduce refer remain require reveal rely seek serve
-show solve suffer suggest surpass take tend utilize validate emerge appear employ exploit
-conduct confirm define depend exceed examine explain express extract focus hinder hold keep lack
-lead lie limit need outline overlook pose possess raise receive recognize regard remove replace
-report result satisfy select share signify struggle study support adopt apply aim attempt
-benefit build combine design help measure use yield optimize degrade interfere adjust call dub
-seek name term ignore handle fine-tune consist attract construct accord arise belong comprise
-contribute encompass occur originate pertain reside resemble underpin go
-""".split()
-_AMBIGUOUS_BASE = frozenset("""
-attempt benefit build combine design focus help lack limit measure need result share study
-support use yield report hold lead aim apply name term go
-""".split())
-
-_IRREGULAR_VERB_FORMS = frozenset("""
-made found shown given taken held led kept lay lain became sought built proven drawn grown known
-thought brought seen chosen called named dubbed termed
-""".split())
-_VERB_FORMS = frozenset(
-    {f for v in _VERBS for f in verb_forms(v) if f != v}
-    | {v for v in _VERBS if v not in _AMBIGUOUS_BASE}
-    | _IRREGULAR_VERB_FORMS
-)
-
-_BREAK_WORDS = FUNCTION_WORDS | GENERIC_MODIFIERS | _VERB_FORMS
+_BREAK_WORDS = FUNCTION_WORDS | GENERIC_MODIFIERS  # and `lexicon.phrase_breaking_verbs()`
 
 # Suffix rules stand in for the lexicon on words it does not know (most technical words).
 _ADJ_SUFFIX = re.compile(r"(?:ive|ous|ful|able|ible|less|ical|al)$")
@@ -199,7 +169,7 @@ def _breaks(tok: str) -> bool:
     if not _is_word(tok) or len(tok) == 1 and tok.islower():
         return True  # a lower-case letter alone is a variable or unit: "rad s", "size m"
     low = tok.lower().replace("’", "'")
-    if low in _BREAK_WORDS or low.endswith(("'s", "'")):
+    if low in _BREAK_WORDS or low in phrase_breaking_verbs() or low.endswith(("'s", "'")):
         return True
     if re.fullmatch(r"[0-9][0-9.,\-–/]*(?:%|[kmbt]|x|st|nd|rd|th)?|[0-9.,%]+", low):
         return True
@@ -369,25 +339,35 @@ _VERB_CONTEXT = frozenset("the a an this these that those its their our his her 
                           " such more".split())
 
 
+def _splits(toks: list[str], idx: int, run: list[str]) -> bool:
+    """Whether the word at `idx` is read as a verb or a unit here (so it ends a run)."""
+    low, prev = toks[idx].lower(), toks[idx - 1] if idx else ""
+    nxt = toks[idx + 1].lower() if idx + 1 < len(toks) else ""
+    if nxt in _VERB_CONTEXT and (low.endswith("s") and len(low) > 3 and "VERB" in word_pos(
+            low) or nxt not in _NOT_OBJECTS and low.endswith("ing") and _verb_only(low)
+            and low not in _ING_NOUNS):
+        return True  # "breaks the curse", "features representing the condition"
+    return bool(run) and _verb_after_plural(run[-1], low) or (
+        prev.lower() in _SUBJECTS and "VERB" in word_pos(low)) or (
+        low in UNITS and prev[:1].isdigit())
+
+
+_NOT_OBJECTS = frozenset({"that", "more"})  # "model merging that …" is a noun phrase
+
+
 def _runs(toks: list[str]) -> Iterator[tuple[int, list[str]]]:
     """Maximal runs of content words, with the token index where each starts.
 
-    A noun/verb homograph ending in -s right before a determiner is read as a verb:
-    "the model breaks the curse" splits at "breaks"; so is a verb's base form right after
-    a plural noun ("objectives form", "models lack adaptability"): a plural rarely
-    modifies the next noun.
+    A noun/verb homograph ending in -s, or a verb-only -ing form, right before a
+    determiner is read as a verb: "the model breaks the curse" splits at "breaks",
+    "features representing the condition" at "representing"; so is a verb's base form
+    right after a plural noun ("objectives form", "models lack adaptability": a plural
+    rarely modifies the next noun), and a unit after a number (`_splits`).
     """
     run: list[str] = []
     start = 0
     for idx, tok in enumerate(toks):
-        nxt = toks[idx + 1].lower() if idx + 1 < len(toks) else ""
-        low = tok.lower()
-        verb_here = (nxt in _VERB_CONTEXT and low.endswith("s") and len(low) > 3
-                     and "VERB" in word_pos(low)) or (bool(run) and _verb_after_plural(
-                         run[-1], low)) or (idx > 0 and (toks[idx - 1].lower() in _SUBJECTS
-                                            and "VERB" in word_pos(low) or low in UNITS
-                                            and toks[idx - 1][:1].isdigit()))
-        if _breaks(tok) or verb_here:
+        if _breaks(tok) or _splits(toks, idx, run):
             if run:
                 yield start, run
             run = []
