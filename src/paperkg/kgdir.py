@@ -105,13 +105,12 @@ def save_graph(data: Mapping[str, Any], path: Path) -> None:
 def load_graph(path: Path) -> nx.Graph:
     """The graph saved by `save_graph`; a missing or damaged file is a one-line error."""
     import networkx as nx
+    import orjson
 
     kg_dir = path.parent
     if not path.is_file():
         raise KGNotFound(f"{path}: missing from the KG; {_rebuild_hint(kg_dir)}")
     try:
-        import orjson
-
         with gzip.open(path, "rb") as fh:
             data: dict[str, Any] = orjson.loads(fh.read())
         return nx.node_link_graph(data, edges="links")

@@ -136,7 +136,7 @@ def write_results(path: Path, papers: Sequence[Paper], ranked: Mapping[str, Rank
                                    [[a.short, a.long] for a in f.defs], f.roles.proposes,
                                    f.roles.evaluated_on]))
     with gzip.open(path, "wb", compresslevel=3) as fh:
-        fh.write(b"\n".join(lines) + b"\n")
+        fh.write(b"".join(line + b"\n" for line in lines))
 
 
 def read_results(kg: Path) -> dict[str, PaperResult] | None:
