@@ -343,10 +343,11 @@ def _splits(toks: list[str], idx: int, run: list[str]) -> bool:
     """Whether the word at `idx` is read as a verb or a unit here (so it ends a run)."""
     low, prev = toks[idx].lower(), toks[idx - 1] if idx else ""
     nxt = toks[idx + 1].lower() if idx + 1 < len(toks) else ""
-    if nxt in _VERB_CONTEXT and (low.endswith("s") and len(low) > 3 and "VERB" in word_pos(
-            low) or nxt not in _NOT_OBJECTS and low.endswith("ing") and _verb_only(low)
-            and low not in _ING_NOUNS):
-        return True  # "breaks the curse", "features representing the condition"
+    if nxt in _VERB_CONTEXT and low.endswith("s") and len(low) > 3 and "VERB" in word_pos(low):
+        return True  # "the model breaks the curse"
+    if (nxt in _VERB_CONTEXT and nxt not in _NOT_OBJECTS or nxt in GENERIC_MODIFIERS) and (
+            low.endswith("ing") and _verb_only(low) and low not in _ING_NOUNS):
+        return True  # "a library implementing the theory", "a series assessing major issues"
     return bool(run) and _verb_after_plural(run[-1], low) or (
         prev.lower() in _SUBJECTS and "VERB" in word_pos(low)) or (
         low in UNITS and prev[:1].isdigit())
@@ -359,10 +360,11 @@ def _runs(toks: list[str]) -> Iterator[tuple[int, list[str]]]:
     """Maximal runs of content words, with the token index where each starts.
 
     A noun/verb homograph ending in -s, or a verb-only -ing form, right before a
-    determiner is read as a verb: "the model breaks the curse" splits at "breaks",
-    "features representing the condition" at "representing"; so is a verb's base form
-    right after a plural noun ("objectives form", "models lack adaptability": a plural
-    rarely modifies the next noun), and a unit after a number (`_splits`).
+    determiner (or, for -ing, an evaluative adjective) is read as a verb: "the model
+    breaks the curse" splits at "breaks", "a library implementing the theory" at
+    "implementing"; so is a verb's base form right after a plural noun ("objectives
+    form", "models lack adaptability": a plural rarely modifies the next noun), and a
+    unit after a number (`_splits`).
     """
     run: list[str] = []
     start = 0
