@@ -71,9 +71,6 @@ unknown careful thorough interesting surprising elegant straightforward based re
 future rival ideal closest hundred thousand million billion trillion dozen dozens
 """.split())
 
-# A single word that is only ever a generic noun, or names a whole area rather than
-# something a paper can be tagged with: never a concept on its own (a reader's rule: a
-# concept must be specific enough to connect papers meaningfully).
 # Units of measure, lower-cased: after a number ("72.6 m3 ha-1", "4.4 rad s-2") they are
 # a quantity, not the start of a concept.
 UNITS = frozenset("""
@@ -81,6 +78,9 @@ m m2 m3 km km2 cm cm2 cm3 mm nm pm µm um ha kg g mg µg ng s ms µs ns min h hr
 hz khz mhz ghz thz ev kev mev gev tev w kw mw gw kwh twh j kj mj v kv mv pa kpa mpa gpa
 mol mmol µmol l ml µl db dbm rpm rad
 """.split())
+# A single word that is only ever a generic noun, or names a whole area rather than
+# something a paper can be tagged with: never a concept on its own (a reader's rule: a
+# concept must be specific enough to connect papers meaningfully).
 GENERIC_NOUNS = frozenset("""
 approach approaches method methods framework frameworks paper papers work works model models
 result results performance problem problems task tasks data experiment experiments study studies
@@ -266,12 +266,16 @@ _BARE_LABEL = re.compile(r"^\s*(?:Abstract|ABSTRACT)\s+(?=[A-Z])")
 _PAGE_TAIL = re.compile(r"(?:Previous (?:book|article|chapter)|Next (?:book|article|chapter)|"
                         r"FiguresReferences|ReferencesRecommended|\b(?:Key ?words|KEYWORDS|"
                         r"Index Terms)\s*[:—-]|\bAcknowledge?ments\b(?=\s*:?\s*[A-Z]))")
+# literal pieces of every `_PAGE_TAIL` match, looked for first (the regex alone took 0.4 s
+# of cleaning the ICLR corpus)
+_PAGE_TAIL_CLUES = ("Previous ", "Next ", "FiguresReferences", "ReferencesRecommended",
+                    "Keywords", "Key words", "KEYWORDS", "Index Terms", "cknowledg")
 
 
 def strip_boilerplate(text: str) -> str:
     """The text without a landing page's furniture around it and without its publisher,
     copyright, funding and DOI sentences."""
-    tail = _PAGE_TAIL.search(text)
+    tail = _PAGE_TAIL.search(text) if any(c in text for c in _PAGE_TAIL_CLUES) else None
     if tail:
         text = _BARE_LABEL.sub("", text[:tail.start()])
     if "bstract" in text or "BSTRACT" in text:
@@ -291,13 +295,15 @@ _CITATION = re.compile(
     rf"\b{_SURNAME}\s+et\s+al\b\.?(?:,?\s*\(\s*{_YEAR}[a-z]?\s*\))?"
     rf"|\b{_SURNAME}\s*(?:&|and)\s*{_SURNAME},?\s*\(\s*{_YEAR}[a-z]?\s*\)"
     rf"|\((?=[^()]{{0,200}}?(?:et al\b\.?,?|{_SURNAME},)\s*{_YEAR}[a-z]?\b)[^()]{{1,240}}\)")
-_CITATION_CLUE = re.compile(rf"et al|{_YEAR}")
+_A_YEAR = re.compile(_YEAR)
 
 
 def strip_citations(text: str) -> str:
     """The text without author-year citations, each left as a phrase break (";"): the
-    cited names are not concepts of the paper ("King Wynn" from "King & Wynn (1999)")."""
-    if not _CITATION_CLUE.search(text):
+    cited names are not concepts of the paper ("King Wynn" from "King & Wynn (1999)").
+    Every citation holds "et al" or a year; literal clues go first (a regex alone took
+    0.15 s of cleaning the ICLR corpus)."""
+    if "et al" not in text and not (("19" in text or "20" in text) and _A_YEAR.search(text)):
         return text
     return _CITATION.sub(" ; ", text)
 
