@@ -16,7 +16,7 @@ from paperkg.build.ingest import Paper, read_papers
 from paperkg.build.kinds import head_kind, paper_roles
 from paperkg.build.prior import KeywordPrior, learn_prior
 from paperkg.build.terms import abbreviations, term_key
-from paperkg.build.text import candidates, clean_text, code_links, document_text
+from paperkg.build.text import KnownTerms, candidates, clean_text, code_links, document_text
 from paperkg.read.kg import open_kg
 from tests.conftest import DATA_FILES, SOURCES, seed_abstracts
 
@@ -277,6 +277,30 @@ def test_citations_variables_and_postmodifying_participles_are_not_concepts() ->
         "annual series assessing major development issues (OpenAlex W4251960471)."))}
     assert not any(p.endswith(("implementing", "surrounding", "assessing")) for p in ing)
     assert {"software library", "uncertainty", "Model merging", "annual series"} <= ing
+
+
+def test_quantities_evaluative_modifiers_and_bare_short_acronyms_are_not_concepts() -> None:
+    """Real sentences of the arXiv and OpenAlex samples (0910.4952, 1102.2226, 1104.4530,
+    W1934649023): a counted quantity, a comparative or evaluative modifier, an empty head
+    ("journal version") and two undefined letters make no concept; the terms stay."""
+    text = clean_text(
+        "Quantum leader election takes a logarithmic number of rounds and an arbitrary "
+        "amount of memory; the journal version gives a stronger result than simpler "
+        "baselines, a daunting task. A brief introduction to loop quantum gravity and GR "
+        "follows, with MG preconditioning of linear systems and Governance Matters IV. "
+        "The condition number of the matrix and Faster R-CNN are studied.")
+    phrases = {c.text for c in candidates(text)}
+    for junk in ("logarithmic number", "arbitrary amount", "journal version", "stronger result",
+                 "simpler baselines", "daunting task", "brief introduction", "GR", "MG",
+                 "Matters IV", "Governance Matters IV"):
+        assert junk not in phrases, junk
+    for kept in ("Quantum leader election", "rounds", "loop quantum gravity",
+                 "MG preconditioning", "linear systems", "condition number", "Faster R-CNN"):
+        assert kept in phrases, kept
+    # defined, two letters give their long form; another field's term does not bring them
+    defined = {c.text for c in candidates(clean_text(
+        "Reinforcement learning (RL) trains agents on ML films."), known=KnownTerms({"ML"}))}
+    assert "Reinforcement learning" in defined and not {"RL", "ML"} & defined
 
 
 def test_packaged_prior_keeps_specific_single_words_only() -> None:

@@ -23,8 +23,9 @@ from __future__ import annotations
 import re
 from functools import cache
 
-__all__ = ["FUNCTION_WORDS", "GENERIC_HEADS", "GENERIC_MODIFIERS", "GENERIC_NOUNS", "UNITS",
-           "edit_distance_one", "is_acronym", "is_common_word", "is_shouted",
+__all__ = ["FUNCTION_WORDS", "GENERIC_HEADS", "GENERIC_MODIFIERS", "GENERIC_NOUNS",
+           "QUANTITY_NOUNS", "UNITS", "edit_distance_one", "generic_modifier_forms",
+           "is_acronym", "is_common_word", "is_shouted",
            "phrase_breaking_verbs", "pos", "repair_text", "singular", "strip_boilerplate",
            "strip_citations", "verb_forms"]
 
@@ -47,7 +48,7 @@ seven eight nine ten under unlike until up upon us very via vs versus was we wel
 whatever when whence whenever where whereas whereby wherein whereupon wherever whether which
 while whilst who whoever whole whom whose why will with within without would yet you your yours
 yourself let lets let's can't won't don't doesn't isn't aren't wasn't it's we're they're thereof
-regarding concerning alongside amidst nowadays alike unless et al
+regarding concerning alongside amidst nowadays alike unless et al quite
 """.split())
 
 # Evaluative and generic modifiers: they start many spans but never name a concept.
@@ -69,6 +70,9 @@ advanced flexible supplementary standard comparative average wider innovative ou
 excellent extra further detailed illustrative reasonable judicious intensive long-standing
 unknown careful thorough interesting surprising elegant straightforward based related
 future rival ideal closest hundred thousand million billion trillion dozen dozens
+longstanding daunting unusual plausible peculiar intolerable irreparable sheer lengthy
+brief meaningful rigorous insufficient twofold threefold unprecedented tremendous enormous
+useful valuable helpful beneficial complicated unresolved dramatic extant
 """.split())
 
 # Units of measure, lower-cased: after a number ("72.6 m3 ha-1", "4.4 rad s-2") they are
@@ -123,9 +127,18 @@ drawback drawbacks advantage advantages benefit benefits trend trends perspectiv
 direction directions success attempt attempts efforts effort way ways manner kind kinds sort
 sorts lot lots aspect aspects regard respect view views insight insights gains fashion
 performance performances outcome outcomes capabilities abilities
+version versions introduction introductions notion notions counterpart counterparts
+developments amount amounts interest merit picture
 journal journals proceedings university universities institute academy publishers society
 foundation
 """.split())  # the last two lines: where a work appeared or who funded it ("Royal Society")
+
+# Nouns that count something: "a logarithmic number of rounds", "an arbitrary amount of
+# data" name a quantity of what follows "of", not a concept.
+QUANTITY_NOUNS = frozenset("""
+number numbers amount amounts variety multitude plethora handful majority fraction
+proportion percentage portion lot lots couple dozens
+""".split())
 
 
 @cache
@@ -343,6 +356,17 @@ def phrase_breaking_verbs() -> frozenset[str]:
     return frozenset({f for v in _PHRASE_VERBS for f in verb_forms(v) if f != v}
                      | {v for v in _PHRASE_VERBS if v not in _AMBIGUOUS_BASE}
                      | _IRREGULAR_VERB_FORMS)
+
+
+@cache
+def generic_modifier_forms() -> frozenset[str]:
+    """The comparatives and superlatives of `GENERIC_MODIFIERS` (lemminflect's, worked out
+    on first use): "stronger result", "simpler baselines", "larger corpora"."""
+    from lemminflect import getAllInflections
+
+    return frozenset(f for word in GENERIC_MODIFIERS
+                     for tag, forms in getAllInflections(word, upos="ADJ").items()
+                     if tag in ("JJR", "JJS") for f in forms) - GENERIC_MODIFIERS
 
 
 def edit_distance_one(a: str, b: str) -> bool:

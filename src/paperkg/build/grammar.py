@@ -1,0 +1,203 @@
+"""The grammar of a concept phrase: which words break a run of content words, which
+can end a noun phrase, and which spans or single words may be concepts.
+
+Without a POS tagger (none ships offline), word lists (`paperkg.lexicon`) and suffix rules
+stand in for one; `text.candidates` cuts the runs found here into candidate phrases.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from paperkg.lexicon import (
+    FUNCTION_WORDS,
+    GENERIC_HEADS,
+    GENERIC_MODIFIERS,
+    GENERIC_NOUNS,
+    QUANTITY_NOUNS,
+    UNITS,
+    generic_modifier_forms,
+    is_acronym,
+    phrase_breaking_verbs,
+    singular,
+    verb_forms,
+)
+from paperkg.lexicon import pos as word_pos
+
+__all__ = ["bare_short_acronym", "counts_something", "is_word", "noun_like_end", "runs",
+           "valid_single", "valid_span"]
+
+_BREAK_WORDS = FUNCTION_WORDS | GENERIC_MODIFIERS  # and `lexicon.phrase_breaking_verbs()`
+
+# Suffix rules stand in for the lexicon on words it does not know (most technical words).
+_ADJ_SUFFIX = re.compile(r"(?:ive|ous|ful|able|ible|less|ical|al)$")
+_HYPHEN_ADJ = re.compile(
+    r"-(?:scale|based|level|wise|aware|free|specific|agnostic|efficient|like|order|time|shot|"
+    r"step|turn|dimensional|grained|world|driven|guided|oriented|friendly|intensive|style|"
+    r"consistent|invariant|equivariant|dependent|independent|sensitive|optimal|only|centric)$"
+)
+_ING_NOUNS = frozenset("""
+reasoning prompting pretraining finetuning fine-tuning pre-training self-training unlearning
+red-teaming jailbreaking grounding captioning forecasting
+""".split())
+# IDs and grant numbers, initials, numbered references ("N510129", "V.A.", "Vol.10", "Fig.3")
+_CODE_OR_INITIALS = re.compile(r".*\d{5,}.*|(?:[^\W\d_]\.)+[^\W\d_]?\.?|[^\W\d_]{1,4}\.\d+")
+
+
+def is_word(tok: str) -> bool:
+    """A word, not a punctuation mark (`text.tokens` gives both)."""
+    return tok[0].isalnum()
+
+
+def _breaks(tok: str) -> bool:
+    if not is_word(tok) or len(tok) == 1 and tok.islower():
+        return True  # a lower-case letter alone is a variable or unit: "rad s", "size m"
+    low = tok.lower().replace("’", "'")
+    if low in _BREAK_WORDS or low in phrase_breaking_verbs() or low.endswith(("'s", "'")):
+        return True
+    if tok == low and low in generic_modifier_forms():
+        return True  # "stronger result", "simpler baselines"; "Faster R-CNN" is a name
+    if re.fullmatch(r"[0-9][0-9.,\-–/]*(?:%|[kmbt]|x|st|nd|rd|th)?|[0-9.,%]+", low):
+        return True
+    if _CODE_OR_INITIALS.fullmatch(low):
+        return True
+    if len(low) > 4 and low.endswith("ly"):
+        return low not in {"family", "anomaly", "assembly", "supply", "early", "monopoly"}
+    # a finite verb ("imposes", "believe") ends a phrase; participles may modify a noun
+    return _verb_only(low) and not low.endswith(("ed", "ing"))
+
+
+def _verb_only(low: str) -> bool:
+    return word_pos(low) == {"VERB"}
+
+
+def noun_like_end(tok: str) -> bool:
+    """Can this word end a noun phrase? The lexicon decides where it knows the word."""
+    if _roman(tok):
+        return False  # "Part II", "Governance Matters IV": a numbered part, trimmed off
+    if is_acronym(tok):
+        return True
+    low = tok.lower()
+    if low in _ING_NOUNS or low.endswith("ing") and len(low) > 5:
+        return True  # a gerund ends a noun phrase ("prompt tuning"); single words: see below
+    if low in {"offline", "online"} or _HYPHEN_ADJ.search(low):
+        return False
+    if low.endswith("ed") and not low.endswith("eed"):
+        return False
+    tags = word_pos(low)
+    if tags:
+        return "NOUN" in tags or "PROPN" in tags
+    last = low.rsplit("-", 1)[-1]
+    if last != low and word_pos(last):
+        return "NOUN" in word_pos(last)
+    return not _ADJ_SUFFIX.search(low) or low.endswith(("ial", "ual"))
+
+
+# A Roman numeral numbers a part or a paper in a series ("Part II", "Substructures II",
+# "IX"); IV and VI are also abbreviations (instrumental variables, variational inference),
+# which the abstract defines or the field knows (`KnownTerms`) when they matter.
+_ROMAN = re.compile(r"X{0,3}(?:IX|IV|V?I{0,3})")
+
+
+def _roman(word: str) -> bool:
+    return len(word) > 1 and _ROMAN.fullmatch(word) is not None
+
+
+def valid_span(words: list[str]) -> bool:
+    if not noun_like_end(words[-1]):
+        return False
+    first = words[0].lower()
+    if len(words) == 1:
+        return valid_single(words[0])
+    if words[-1].lower() in GENERIC_HEADS:
+        return False  # "research significance", "irrelevant ones"
+    # "detecting distribution shifts": a verb-only -ing form does not start a concept
+    return not (first.endswith("ing") and _verb_only(first) and first not in _ING_NOUNS)
+
+
+def valid_single(word: str) -> bool:
+    """A word alone is a concept only if it is specific: not a generic noun ("Search",
+    "Bias", "benchmark"), not a verb, not an adjective ("Multimodal", "beneficial")."""
+    if is_acronym(word):
+        return True
+    low = word.lower()
+    if low in GENERIC_NOUNS or low in GENERIC_HEADS or _verb_only(low) and low not in _ING_NOUNS:
+        return False
+    tags = word_pos(low)
+    if "ADJ" in tags and (_ADJ_SUFFIX.search(low) or low.endswith("ic")):
+        return False  # "beneficial", "quadratic": adjectives the lexicon also lists as nouns
+    if not tags and _ADJ_SUFFIX.search(low) and not low.endswith(("ial", "ual")):
+        return False  # "multimodal", "multilingual": unknown words with an adjective's suffix
+    return len(low) >= 3
+
+
+def counts_something(toks: list[str], start: int, run: list[str]) -> bool:
+    """"a logarithmic number of rounds": between an indefinite article and "of", a run
+    ending in a quantity noun counts what follows; it is not a concept."""
+    end = start + len(run)
+    return (run[-1].lower() in QUANTITY_NOUNS and end < len(toks) and toks[end] == "of"
+            and start > 0 and toks[start - 1].lower() in ("a", "an"))
+
+
+def bare_short_acronym(word: str) -> bool:
+    """"GR", "MG", "IV" alone: two letters say too little, and mean different things in
+    different fields ("ML"); where the abstract defines them, the long form stands in."""
+    return len(word) <= 2 and word.isalpha() and is_acronym(word)
+
+
+def _verb_after_plural(prev: str, low: str) -> bool:
+    """"objectives form", "VLMs lack": a plural followed by a verb's base form."""
+    plural = prev.endswith("s") and (singular(prev) != prev.lower() if not is_acronym(prev)
+                                     else prev[-2:-1].isupper())
+    if not plural:
+        return False
+    return "VERB" in word_pos(low) and low in verb_forms(low) and not low.endswith("s")
+
+
+_SUBJECTS = frozenset("we they i you".split())  # "we study X": "study" is the verb
+_VERB_CONTEXT = frozenset("the a an this these that those its their our his her it them both each"
+                          " such more".split())
+
+
+def _splits(toks: list[str], idx: int, run: list[str]) -> bool:
+    """Whether the word at `idx` is read as a verb or a unit here (so it ends a run)."""
+    low, prev = toks[idx].lower(), toks[idx - 1] if idx else ""
+    nxt = toks[idx + 1].lower() if idx + 1 < len(toks) else ""
+    if nxt in _VERB_CONTEXT and low.endswith("s") and len(low) > 3 and "VERB" in word_pos(low):
+        return True  # "the model breaks the curse"
+    if (nxt in _VERB_CONTEXT and nxt not in _NOT_OBJECTS or nxt in GENERIC_MODIFIERS) and (
+            low.endswith("ing") and _verb_only(low) and low not in _ING_NOUNS):
+        return True  # "a library implementing the theory", "a series assessing major issues"
+    return bool(run) and _verb_after_plural(run[-1], low) or (
+        prev.lower() in _SUBJECTS and "VERB" in word_pos(low)) or (
+        low in UNITS and prev[:1].isdigit())
+
+
+_NOT_OBJECTS = frozenset({"that", "more"})  # "model merging that …" is a noun phrase
+
+
+def runs(toks: list[str]) -> Iterator[tuple[int, list[str]]]:
+    """Maximal runs of content words, with the token index where each starts.
+
+    A noun/verb homograph ending in -s, or a verb-only -ing form, right before a
+    determiner (or, for -ing, an evaluative adjective) is read as a verb: "the model
+    breaks the curse" splits at "breaks", "a library implementing the theory" at
+    "implementing"; so is a verb's base form right after a plural noun ("objectives
+    form", "models lack adaptability": a plural rarely modifies the next noun), and a
+    unit after a number (`_splits`).
+    """
+    run: list[str] = []
+    start = 0
+    for idx, tok in enumerate(toks):
+        if _breaks(tok) or _splits(toks, idx, run):
+            if run:
+                yield start, run
+            run = []
+            start = idx + 1
+        else:
+            if not run:
+                start = idx
+            run.append(tok)
+    if run:
+        yield start, run
