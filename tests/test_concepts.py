@@ -297,6 +297,13 @@ def test_quantities_evaluative_modifiers_and_bare_short_acronyms_are_not_concept
     for kept in ("Quantum leader election", "rounds", "loop quantum gravity",
                  "MG preconditioning", "linear systems", "condition number", "Faster R-CNN"):
         assert kept in phrases, kept
+    # a possessive ends its phrase with the owner; a word glued to an acronym is split
+    owners = {c.text for c in candidates(clean_text(
+        "The large language model’s outputs and the transformers' attention heads; we "
+        "introduceTAMA, while lncRNA stays whole."), known=KnownTerms({"large language model"}))}
+    assert {"large language model", "transformers", "attention heads", "TAMA"} <= owners
+    assert any("lncRNA" in p.split() for p in owners)
+    assert not any("’" in p or "'" in p or "introduce" in p for p in owners)
     # defined, two letters give their long form; another field's term does not bring them
     defined = {c.text for c in candidates(clean_text(
         "Reinforcement learning (RL) trains agents on ML films."), known=KnownTerms({"ML"}))}

@@ -212,8 +212,9 @@ def singular(word: str) -> str:
 
 # "sets.Our", "algorithms.We": a sentence end glued to the next sentence's first word.
 _GLUED_SENTENCE = re.compile(r"(?<=[a-z]{2})([.!?;:])(?=[A-Z][a-z])")
-# "dataPre-Training", "viaMeta-representation": a lower-case word glued to a capitalised one.
-_CAMEL_SEAM = re.compile(r"\b([a-z]{2,})([A-Z][a-z]{2,}[\w-]*)")
+# "dataPre-Training", "viaMeta-representation", "introduceTAMA": a lower-case word glued
+# to a capitalised one or to an acronym.
+_CAMEL_SEAM = re.compile(r"\b([a-z]{2,})([A-Z][a-z]{2,}[\w-]*|[A-Z]{2,}[\w-]*)")
 # "November 2020The impact", "Poverty24 March 2018": a number glued to the next
 # sentence's first word, a title glued to the date after it (scraped reference lists).
 _MONTH = ("(?:January|February|March|April|May|June|July|August|September|October|November|"
@@ -229,10 +230,11 @@ _DROP_CAP = re.compile(r"\s*([A-Z]) ([a-z]{2,})\b")
 
 def repair_text(text: str) -> str:
     """Split glued sentences and glued words, join a first word split at its drop capital.
-    A camel seam is split only when the lower-case part is a word the lexicon knows and
-    the whole word starts in lower case, so names ("GFlowNet", "AlphaFold", "PyTorch",
-    "iPhone", "xLSTM") stay whole; a drop capital is joined only when the rest is not a
-    word and the whole is ("A new" stays)."""
+    A camel seam is split only when the lower-case part is a word the lexicon knows (of
+    five letters or more before an acronym) and the whole word starts in lower case, so
+    names ("GFlowNet", "AlphaFold", "PyTorch", "iPhone", "xLSTM", "lncRNA") stay whole; a
+    drop capital is joined only when the rest is not a word and the whole is ("A new"
+    stays)."""
     cap = _DROP_CAP.match(text)
     if cap and not is_common_word(cap[2]) and is_common_word(cap[1].lower() + cap[2]):
         text = cap[1] + cap[2] + text[cap.end():]
@@ -241,9 +243,12 @@ def repair_text(text: str) -> str:
         text = _NUMBER_SEAM.sub(" ", text)
 
     def seam(m: re.Match[str]) -> str:
-        left = m.group(1)
-        known = left in FUNCTION_WORDS or (len(left) >= 3 and is_common_word(left))
-        return f"{left} {m.group(2)}" if known else m.group(0)
+        left, right = m.group(1), m.group(2)
+        if right[1].isupper():  # an acronym: "lncRNA", "scGPT", "textCNN" are names
+            known = len(left) >= 5 and is_common_word(left)
+        else:
+            known = left in FUNCTION_WORDS or (len(left) >= 3 and is_common_word(left))
+        return f"{left} {right}" if known else m.group(0)
 
     return _CAMEL_SEAM.sub(seam, text)
 

@@ -25,8 +25,8 @@ from paperkg.lexicon import (
 )
 from paperkg.lexicon import pos as word_pos
 
-__all__ = ["bare_short_acronym", "counts_something", "is_word", "noun_like_end", "runs",
-           "valid_single", "valid_span"]
+__all__ = ["bare_short_acronym", "counts_something", "is_word", "noun_like_end", "possessor",
+           "runs", "valid_single", "valid_span"]
 
 _BREAK_WORDS = FUNCTION_WORDS | GENERIC_MODIFIERS  # and `lexicon.phrase_breaking_verbs()`
 
@@ -177,6 +177,16 @@ def _splits(toks: list[str], idx: int, run: list[str]) -> bool:
 _NOT_OBJECTS = frozenset({"that", "more"})  # "model merging that …" is a noun phrase
 
 
+_POSSESSIVE = re.compile(r"(?<=\w)['’]s?$")
+
+
+def possessor(tok: str) -> str | None:
+    """The word a possessive is made of ("model’s" → "model", "models'" → "models"), or
+    None for a word that is not one."""
+    owner = _POSSESSIVE.sub("", tok)
+    return owner if owner != tok else None
+
+
 def runs(toks: list[str]) -> Iterator[tuple[int, list[str]]]:
     """Maximal runs of content words, with the token index where each starts.
 
@@ -185,11 +195,19 @@ def runs(toks: list[str]) -> Iterator[tuple[int, list[str]]]:
     breaks the curse" splits at "breaks", "a library implementing the theory" at
     "implementing"; so is a verb's base form right after a plural noun ("objectives
     form", "models lack adaptability": a plural rarely modifies the next noun), and a
-    unit after a number (`_splits`).
+    unit after a number (`_splits`). A possessive ends its run with the owner.
     """
     run: list[str] = []
     start = 0
     for idx, tok in enumerate(toks):
+        owner = possessor(tok)
+        if owner is not None and not _breaks(owner):  # "the model’s outputs": "model" ends it
+            if not run:
+                start = idx
+            yield start, [*run, owner]
+            run = []
+            start = idx + 1
+            continue
         if _breaks(tok) or _splits(toks, idx, run):
             if run:
                 yield start, run

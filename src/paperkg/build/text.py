@@ -19,6 +19,7 @@ from paperkg.build.grammar import (
     counts_something,
     is_word,
     noun_like_end,
+    possessor,
     runs,
     valid_single,
     valid_span,
@@ -197,9 +198,12 @@ def _known_spans(toks: list[str], known: KnownTerms, max_words: int) -> Iterator
         for j in range(i + 1, min(n, i + max_words + 1) + 1):
             if not is_word(toks[j - 1]):
                 break
-            phrase = " ".join(toks[i:j])
+            owner = possessor(toks[j - 1])  # "the large language model’s outputs"
+            phrase = " ".join([*toks[i:j - 1], owner or toks[j - 1]])
             if term_key(phrase) in known.keys and (j - i > 1 or valid_single(phrase)):
                 yield i, phrase
+            if owner is not None:
+                break
 
 
 def _tails(toks: list[str], max_words: int) -> dict[str, tuple[int, int, str]]:
