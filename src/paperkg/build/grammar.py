@@ -178,11 +178,14 @@ _NOT_OBJECTS = frozenset({"that", "more"})  # "model merging that …" is a noun
 
 
 _POSSESSIVE = re.compile(r"(?<=\w)['’]s?$")
+_APOSTROPHES = ("'", "’", "'s", "’s")
 
 
 def possessor(tok: str) -> str | None:
     """The word a possessive is made of ("model’s" → "model", "models'" → "models"), or
     None for a word that is not one."""
+    if not tok.endswith(_APOSTROPHES):  # most words: no regex (it ran on every token)
+        return None
     owner = _POSSESSIVE.sub("", tok)
     return owner if owner != tok else None
 
