@@ -102,6 +102,27 @@ def test_cache_returns_identical_vectors(minilm: MiniLMEmbedder, tmp_path: Path)
     assert np.allclose(np.linalg.norm(a, axis=1), 1.0, atol=1e-2)
 
 
+def test_cache_finds_every_key_and_reads_shard_by_shard_once_released(
+        minilm: MiniLMEmbedder, tmp_path: Path) -> None:
+    """A key whose hash ends in a zero byte is found again (numpy drops trailing zeros of
+    an "S12" value); a released cache (what a build does after extraction) answers from
+    disk, storing what it had to embed."""
+    zero_end = next(t for i in range(5000) if CachedEmbedder._key(t := f"prompt tuning {i}")
+                    .endswith(b"\0"))
+    texts = ["graph neural networks", zero_end]
+    a = CachedEmbedder(minilm, tmp_path).encode(texts)
+    second = CachedEmbedder(minilm, tmp_path)
+    np.testing.assert_array_equal(second.encode(texts), a)
+    assert second.misses == 0 and second.hits == 2
+    second.release()
+    b = second.encode([zero_end, "diffusion models", "graph neural networks"])
+    np.testing.assert_array_equal(b[[0, 2]], a[[1, 0]])
+    assert second.misses == 1 and second.hits == 4
+    third = CachedEmbedder(minilm, tmp_path)
+    np.testing.assert_array_equal(third.encode(["diffusion models"]), b[[1]])
+    assert third.misses == 0
+
+
 def test_onnx_embedder_gives_minilms_vectors(minilm: MiniLMEmbedder, cache_dir: Path) -> None:
     """The ONNX export is the same model: same vectors, not an approximation."""
     from paperkg.build.onnx_embed import OnnxMiniLMEmbedder

@@ -33,6 +33,7 @@ __all__ = [
     "MiniLMEmbedder",
     "StaticEmbedder",
     "make_embedder",
+    "release_memory",
 ]
 
 class Embedder(Protocol):
@@ -159,12 +160,13 @@ class CachedEmbedder:
         self.dir = Path(cache_dir) / "embeddings" / inner.name
         self._index: dict[bytes, tuple[int, int]] | None = None
         self._shards: list[np.ndarray] = []
+        self._released = False
         self.hits = 0
         self.misses = 0
 
     @staticmethod
     def _key(text: str) -> bytes:
-        return hashlib.blake2b(text.encode("utf-8"), digest_size=12).digest()
+        return hashlib.blake2b(text.encode("utf-8"), digest_size=_KEY_BYTES).digest()
 
     def _load(self) -> dict[bytes, tuple[int, int]]:
         if self._index is None:
@@ -177,44 +179,68 @@ class CachedEmbedder:
                 shard = len(self._shards)
                 self._shards.append(vecs)
                 for row, key in enumerate(keys):
-                    self._index[bytes(key)] = (shard, row)
+                    self._index[key] = (shard, row)
         return self._index
 
+    def release(self) -> None:
+        """Let go of the cache held in memory (every cached vector and its key: ~0.2 GB
+        for the ICLR corpus). After extraction a build asks for a few vectors only (its
+        abstracts'): those are then read one shard at a time."""
+        self._index, self._shards, self._released = None, [], True
+
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
-        index = self._load()
         keys = [self._key(t) for t in texts]
-        missing = sorted({k: i for i, k in reversed(list(enumerate(keys))) if k not in index}
+        if self._released:
+            found = self._read_some(set(keys))
+        else:
+            index = self._load()
+            found = {}
+            for k in keys:
+                where = index.get(k)
+                if where is not None:
+                    found[k] = self._shards[where[0]][where[1]]
+        missing = sorted({k: i for i, k in reversed(list(enumerate(keys))) if k not in found}
                          .items(), key=lambda kv: kv[1])
         # in chunks, each saved as it is done: an interrupted run keeps what it computed
         for start in range(0, len(missing), self.CHUNK):
             chunk = missing[start:start + self.CHUNK]
-            fresh = self.inner.encode([texts[i] for _, i in chunk], progress)
-            self._append([k for k, _ in chunk], fresh.astype(np.float16))
+            fresh = self.inner.encode([texts[i] for _, i in chunk], progress).astype(np.float16)
+            self._append([k for k, _ in chunk], fresh)
+            found.update(zip((k for k, _ in chunk), fresh, strict=True))
         self.misses += len(missing)
         self.hits += len(texts) - len(missing)
         if progress and len(texts) > len(missing):
             progress(len(texts) - len(missing))
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
-        return np.vstack([self._shards[s][r] for s, r in (index[k] for k in keys)]).astype(
-            np.float32
-        )
+        return np.vstack([found[k] for k in keys]).astype(np.float32)
+
+    def _read_some(self, wanted: set[bytes]) -> dict[bytes, np.ndarray]:
+        """The cached vectors of the keys `wanted`, reading one shard at a time."""
+        found: dict[bytes, np.ndarray] = {}
+        for path in sorted(self.dir.glob("shard-*.npz")) if self.dir.is_dir() else []:
+            loaded = _read_shard(path)
+            if loaded is not None:
+                keys, vecs = loaded
+                found.update((k, vecs[row].copy()) for row, k in enumerate(keys) if k in wanted)
+        return found
 
     def _append(self, keys: list[bytes], vecs: np.ndarray) -> None:
-        assert self._index is not None
         self.dir.mkdir(parents=True, exist_ok=True)
         shard = len(self._shards)
         tag = hashlib.blake2b(b"".join(keys), digest_size=4).hexdigest()
-        path = self.dir / f"shard-{os.getpid()}-{shard:05d}-{tag}.npz"
+        path = self.dir / f"shard-{os.getpid()}-{shard:05d}-{tag}-{os.urandom(3).hex()}.npz"
         tmp = self.dir / f"partial-{path.name}"  # not matched by the loader's glob
         np.savez(tmp, keys=np.array(keys, dtype="S12"), vecs=vecs)
         tmp.replace(path)
-        self._shards.append(vecs)
-        for row, key in enumerate(keys):
-            self._index[key] = (shard, row)
+        if self._index is not None:
+            self._shards.append(vecs)
+            for row, key in enumerate(keys):
+                self._index[key] = (shard, row)
 
 
 _MODEL_SUMS = "paperkg.sha256.json"
+_KEY_BYTES = 12
 
 
 def _model_sums(target: Path) -> dict[str, str]:
@@ -238,9 +264,11 @@ def _damaged_model(target: Path) -> bool:
         return True
 
 
-def _read_shard(path: Path) -> tuple[np.ndarray, np.ndarray] | None:
+def _read_shard(path: Path) -> tuple[list[bytes], np.ndarray] | None:
     """(keys, vectors) of a cache shard; a damaged one is removed with a warning (its texts
-    are embedded again), never trusted and never a traceback."""
+    are embedded again), never trusted and never a traceback. A key is 12 bytes: numpy
+    drops the trailing zero bytes of an "S12" value, which are put back (without them
+    one key in ~100 was never found, its text embedded and stored again on every run)."""
     try:
         with np.load(path, allow_pickle=False) as data:
             keys, vecs = data["keys"], data["vecs"]
@@ -252,10 +280,16 @@ def _read_shard(path: Path) -> tuple[np.ndarray, np.ndarray] | None:
               "are embedded again", file=sys.stderr)
         path.unlink(missing_ok=True)
         return None
-    return keys, vecs
+    return [k.ljust(_KEY_BYTES, b"\0") for k in keys.tolist()], vecs
 
 
 EMBEDDERS = ("minilm", "onnx", "static")
+
+
+def release_memory(embedder: Embedder) -> None:
+    """After extraction: an embedder with an on-disk cache lets go of its copy in memory."""
+    if isinstance(embedder, CachedEmbedder):
+        embedder.release()
 
 
 def make_embedder(kind: str, cache_dir: Path | None) -> Embedder:

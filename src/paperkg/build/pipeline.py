@@ -200,6 +200,7 @@ def compute(
     (an update checks only what changed).
     """
     from paperkg.build.canon import build_scheme, text_facts
+    from paperkg.build.embed import release_memory
 
     ordered = sorted(papers, key=lambda p: p.id)
     keys = {p.id: content_key(p) for p in ordered}
@@ -210,6 +211,7 @@ def compute(
                       ExtractSettings().max_words, keys)
     else:
         info, extracted, embedder = _extract_under(ordered, epoch, known or {}, settings, rep)
+    release_memory(embedder)  # the rest of the build asks for its abstracts' vectors only
     rep.step("canonicalising concepts")
     read = {p.id: facts[p.id] if facts and p.id in facts else text_facts(p) for p in ordered}
     scheme = build_scheme(extracted, ordered, read, casing,

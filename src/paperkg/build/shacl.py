@@ -55,6 +55,7 @@ def validate_stream(triples: Iterable[Triple], papers_per_batch: int = 1000,
     try:
         return _validate_stream(triples, papers_per_batch, max_listed)
     finally:
+        gc.collect()  # the last piece's graphs: in cycles, kept until a full collection
         if was_enabled:
             gc.enable()
 
@@ -78,6 +79,7 @@ def _validate_stream(triples: Iterable[Triple], papers_per_batch: int,
             if scheme is not None:
                 count += _check_scheme(scheme, types, lines)
                 scheme = None
+                gc.collect()  # the scheme's graph is in cycles: free it now, not at exit
                 paper_shapes = _other_shapes(types)
             elif papers % papers_per_batch == 0:
                 count += _check(batch, paper_shapes, lines, types, shared)
