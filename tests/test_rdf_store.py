@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from rdflib import Graph, Literal, URIRef
 
-from paperkg.build.canon import Concept, ConceptScheme, Mention
+from paperkg.build.canon import Concept, ConceptScheme, Mention, Merge
 from paperkg.build.extract import ExtractorInfo
 from paperkg.build.ingest import Paper
 from paperkg.build.rdf import build_graph, load_ontology, load_shapes, validate
@@ -305,15 +305,19 @@ def test_the_report_lists_at_most_twenty_violations(graph: Graph) -> None:
 
 
 @pytest.mark.parametrize("edit", ["none", "second label", "broader not a concept",
-                                  "score above one"])
+                                  "score above one", "merge rule unknown"])
 def test_validation_in_pieces_agrees_with_the_whole_graph(edit: str) -> None:
-    """The streamed check (the scheme, then the papers one by one) gives the whole graph's
-    verdict: a paper linking to concepts of the scheme and to an author of an earlier paper
-    is not a violation, and a violation in any piece is found, once."""
+    """The streamed check (the scheme, its merge decisions, then the papers one by one)
+    gives the whole graph's verdict: a paper linking to concepts of the scheme and to an
+    author of an earlier paper is not a violation, and a violation in any piece is found,
+    once."""
     from paperkg.build.rdf import iter_triples
     from paperkg.build.shacl import validate_stream
 
     scheme = _scheme()
+    rule = "guess" if edit == "merge rule unknown" else "variant"
+    scheme.merges += [Merge("GNNs", "graph-neural-network", rule, "a plural", "h0123456789ab"),
+                      Merge("Transformers", "transformer", "variant", "a plural", "abc123")]
     c = scheme.concepts["sparse-attention"]
     scheme.concepts["sparse-attention"] = Concept(c.id, c.pref_label, c.alt_labels,
                                                   c.paper_count, c.weight, c.kind,
@@ -323,7 +327,7 @@ def test_validation_in_pieces_agrees_with_the_whole_graph(edit: str) -> None:
              "second label": (concept_iri("transformer"), SKOS.prefLabel, Literal("T")),
              "broader not a concept": (concept_iri("transformer"), SKOS.broader,
                                        paper_iri("abc123")),
-             "score above one": None}[edit]
+             "score above one": None, "merge rule unknown": None}[edit]
     if extra is not None:
         triples.insert(0, extra)  # into the scheme part, checked last
     if edit == "score above one":

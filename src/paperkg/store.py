@@ -63,7 +63,7 @@ RDF_EXPORTS: Final = {ext: ox.RdfFormat.from_extension(ext) for ext in EXPORTS
                       if ext != "graphml"}
 _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 _RDF_LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
-_BULK_BATCH: Final = 100_000  # triples per bulk load (memory ~ batch, see OxigraphStore.create)
+_BULK_BATCH: Final = 50_000  # triples per bulk load (memory ~ batch, see OxigraphStore.create)
 
 
 @runtime_checkable

@@ -30,7 +30,7 @@ from paperkg.vocab import PKG, RDF, SH
 __all__ = ["validate_stream"]
 
 Triple = tuple[Node, Node, Node]
-_TYPE, _PAPER = RDF.type, PKG.Paper
+_TYPE, _PAPER, _MERGE = RDF.type, PKG.Paper, PKG.MergeDecision
 
 
 @cache
@@ -65,8 +65,10 @@ def _validate_stream(triples: Iterable[Triple], papers_per_batch: int,
     types: dict[Node, list[Node]] = defaultdict(list)  # of scheme nodes
     shared: dict[Node, list[Triple]] = defaultdict(list)  # authors, venues
     # the scheme goes straight into its graph (a list besides would hold it twice) and is
-    # checked, then let go, when the first paper comes: all its types are known by then
+    # checked, then let go, when the first paper comes: all its types are known by then;
+    # its merge decisions (a fifth of it) are a piece of their own, checked after it
     scheme: Graph | None = Graph()
+    merges: list[Triple] = []
     batch: list[Triple] = []
     lines: list[str] = []
     count = 0
@@ -79,7 +81,9 @@ def _validate_stream(triples: Iterable[Triple], papers_per_batch: int,
             if scheme is not None:
                 count += _check_scheme(scheme, types, lines)
                 scheme = None
-                gc.collect()  # the scheme's graph is in cycles: free it now, not at exit
+                gc.collect()  # the scheme's graph is in cycles: free it before the next
+                count += _check(merges, _shapes_by_target().get(_MERGE, []), lines, types, {})
+                merges = []
                 paper_shapes = _other_shapes(types)
             elif papers % papers_per_batch == 0:
                 count += _check(batch, paper_shapes, lines, types, shared)
@@ -87,15 +91,20 @@ def _validate_stream(triples: Iterable[Triple], papers_per_batch: int,
             papers += 1
             prefix = f"{s}/"
         if scheme is not None:
-            scheme.add(t)
             if p == _TYPE:
                 types[s].append(o)
+            if _MERGE in types.get(s, ()):
+                merges.append(t)
+                if p != _TYPE:
+                    continue  # the scheme keeps its type: a concept's pkg:merge points to it
+            scheme.add(t)
             continue
         batch.append(t)
         if prefix is not None and not str(s).startswith(prefix) and s != _paper_of(prefix):
             shared[s].append(t)
     if scheme is not None:  # no papers
         count += _check_scheme(scheme, types, lines)
+        count += _check(merges, _shapes_by_target().get(_MERGE, []), lines, types, {})
         paper_shapes = _other_shapes(types)
     count += _check(batch, paper_shapes, lines, types, shared)
     lines.sort()
@@ -118,12 +127,15 @@ def _other_shapes(scheme_types: dict[Node, list[Node]]) -> list[Node]:
 
 
 def _check_scheme(graph: Graph, types: dict[Node, list[Node]], lines: list[str]) -> int:
-    """The scheme in one piece: in pieces, every node a piece links to (a topic's member
-    concepts) would be judged there too, failing, then dropped (measured on the full KG at
-    50k-200k triples a piece: 2-4x slower, at most 0.1 GB less memory)."""
-    shapes = [sh for c in {o for v in types.values() for o in v}
-              for sh in _shapes_by_target().get(c, ())]
-    return _judge(graph, set(graph.subjects()), shapes, lines)
+    """The concepts, topics and fields in one piece: in pieces, every node a piece links
+    to (a topic's member concepts) would be judged there too, failing, then dropped
+    (measured on the full KG at 50k-200k triples a piece: 2-4x slower, at most 0.1 GB
+    less memory). The merge decisions, which only link outwards, are a piece of their
+    own (`_check`), checked after this graph is let go."""
+    kinds = {o for v in types.values() for o in v} - {_MERGE}
+    own = {s for s in graph.subjects() if _MERGE not in types.get(s, ())}
+    return _judge(graph, own, [sh for c in kinds for sh in _shapes_by_target().get(c, ())],
+                  lines)
 
 
 def _check(piece: list[Triple], shapes: list[Node], lines: list[str],
