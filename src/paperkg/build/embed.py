@@ -229,7 +229,7 @@ class CachedEmbedder:
         self.dir.mkdir(parents=True, exist_ok=True)
         shard = len(self._shards)
         tag = hashlib.blake2b(b"".join(keys), digest_size=4).hexdigest()
-        path = self.dir / f"shard-{os.getpid()}-{shard:05d}-{tag}-{os.urandom(3).hex()}.npz"
+        path = self.dir / f"shard-{os.getpid()}-{shard:05d}-{tag}.npz"
         tmp = self.dir / f"partial-{path.name}"  # not matched by the loader's glob
         np.savez(tmp, keys=np.array(keys, dtype="S12"), vecs=vecs)
         tmp.replace(path)

@@ -96,7 +96,7 @@ def noun_like_end(tok: str) -> bool:
 
 # A Roman numeral numbers a part or a paper in a series ("Part II", "Substructures II",
 # "IX"); IV and VI are also abbreviations (instrumental variables, variational inference),
-# which the abstract defines or the field knows (`KnownTerms`) when they matter.
+# which count where the abstract defines them (the long form stands in).
 _ROMAN = re.compile(r"X{0,3}(?:IX|IV|V?I{0,3})")
 
 

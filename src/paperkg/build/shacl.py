@@ -82,7 +82,7 @@ def _validate_stream(triples: Iterable[Triple], papers_per_batch: int,
                 count += _check_scheme(scheme, types, lines)
                 scheme = None
                 gc.collect()  # the scheme's graph is in cycles: free it before the next
-                count += _check(merges, _shapes_by_target().get(_MERGE, []), lines, types, {})
+                count += _check_merges(merges, types, lines)
                 merges = []
                 paper_shapes = _other_shapes(types)
             elif papers % papers_per_batch == 0:
@@ -104,7 +104,7 @@ def _validate_stream(triples: Iterable[Triple], papers_per_batch: int,
             shared[s].append(t)
     if scheme is not None:  # no papers
         count += _check_scheme(scheme, types, lines)
-        count += _check(merges, _shapes_by_target().get(_MERGE, []), lines, types, {})
+        count += _check_merges(merges, types, lines)
         paper_shapes = _other_shapes(types)
     count += _check(batch, paper_shapes, lines, types, shared)
     lines.sort()
@@ -136,6 +136,12 @@ def _check_scheme(graph: Graph, types: dict[Node, list[Node]], lines: list[str])
     own = {s for s in graph.subjects() if _MERGE not in types.get(s, ())}
     return _judge(graph, own, [sh for c in kinds for sh in _shapes_by_target().get(c, ())],
                   lines)
+
+
+def _check_merges(merges: list[Triple], types: dict[Node, list[Node]], lines: list[str]
+                  ) -> int:
+    """The merge decisions, a piece of their own: they only link outwards."""
+    return _check(merges, _shapes_by_target().get(_MERGE, []), lines, types, {})
 
 
 def _check(piece: list[Triple], shapes: list[Node], lines: list[str],
