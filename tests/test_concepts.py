@@ -310,6 +310,30 @@ def test_quantities_evaluative_modifiers_and_bare_short_acronyms_are_not_concept
     assert "Reinforcement learning" in defined and not {"RL", "ML"} & defined
 
 
+def test_verbs_after_a_modal_a_plural_or_by_make_no_concept() -> None:
+    """Real sentences of the BibTeX, arXiv and S2 samples (MA-BBOB, HPO explainability,
+    0704.0002, chen23, 6f2c69a1): after "can", "also", "does not" a noun/verb homograph
+    is the verb, so "help fill", "support data scientists" and "exposes connections" are
+    no concepts; so are a plural's verb ending in -s ("papers focus") and a gerund after
+    "by". The noun phrases around them stay, and so do terms whose first word only looks
+    like a verb."""
+    phrases = {c.text for c in candidates(clean_text(
+        "We demonstrate that the MA-BBOB generator can help fill the instance space. "
+        "Providing insights into the HPO process can support data scientists and machine "
+        "learning practitioners. Our work also exposes connections between pebble game "
+        "algorithms. The method does not require labels. We train support vector machines "
+        "as a form of attention. Most previous theory papers focus on fixed model "
+        "structure. By joining human attitude and particular scientific paths, it ends."))}
+    for junk in ("help fill", "help", "support data scientists", "exposes connections",
+                 "require labels", "papers focus", "theory papers focus",
+                 "joining human attitude"):
+        assert junk not in phrases, junk
+    for kept in ("MA-BBOB generator", "instance space", "data scientists", "connections",
+                 "pebble game algorithms", "labels", "support vector machines",
+                 "theory papers", "fixed model structure", "human attitude"):
+        assert kept in phrases, kept
+
+
 def test_packaged_prior_keeps_specific_single_words_only() -> None:
     from paperkg.build.prior import choose_prior, packaged_prior
 

@@ -152,10 +152,16 @@ def _verb_after_plural(prev: str, low: str) -> bool:
                                      else prev[-2:-1].isupper())
     if not plural:
         return False
-    return "VERB" in word_pos(low) and low in verb_forms(low) and not low.endswith("s")
+    # a base form ending in -s is "focus", "process", "access" (a verb's -s form is not)
+    return "VERB" in word_pos(low) and low in verb_forms(low) and (
+        not low.endswith("s") or low.endswith(("ss", "us")))
 
 
-_SUBJECTS = frozenset("we they i you".split())  # "we study X": "study" is the verb
+# After these a noun/verb homograph is the verb: "we study X", "can support data
+# scientists", "also exposes connections", "does not require labels" ("will" is left out:
+# "free will").
+_BEFORE_VERBS = frozenset("we they i you can cannot could may might must shall should would "
+                          "also not".split())
 _VERB_CONTEXT = frozenset("the a an this these that those its their our his her it them both each"
                           " such more".split())
 
@@ -170,7 +176,8 @@ def _splits(toks: list[str], idx: int, run: list[str]) -> bool:
             low.endswith("ing") and _verb_only(low) and low not in _ING_NOUNS):
         return True  # "a library implementing the theory", "a series assessing major issues"
     return bool(run) and _verb_after_plural(run[-1], low) or (
-        prev.lower() in _SUBJECTS and "VERB" in word_pos(low)) or (
+        prev.lower() in _BEFORE_VERBS and "VERB" in word_pos(low)) or (
+        prev.lower() == "by" and low.endswith("ing") and "VERB" in word_pos(low)) or (
         low in UNITS and prev[:1].isdigit())
 
 
@@ -197,8 +204,10 @@ def runs(toks: list[str]) -> Iterator[tuple[int, list[str]]]:
     determiner (or, for -ing, an evaluative adjective) is read as a verb: "the model
     breaks the curse" splits at "breaks", "a library implementing the theory" at
     "implementing"; so is a verb's base form right after a plural noun ("objectives
-    form", "models lack adaptability": a plural rarely modifies the next noun), and a
-    unit after a number (`_splits`). A possessive ends its run with the owner.
+    form", "models lack adaptability": a plural rarely modifies the next noun), and after a
+    subject, modal or "also"/"not" ("can support data scientists"), and a gerund after
+    "by" ("by leveraging LLMs"); and a unit after a number (`_splits`). A possessive ends
+    its run with the owner.
     """
     run: list[str] = []
     start = 0
