@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 
-from paperkg.read.kg import open_kg
 from paperkg.settings import SERVE_SETTINGS, Settings, add_arguments
 
 __all__ = ["register"]
@@ -18,7 +17,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
-    """Start the HTTP service; FastAPI and uvicorn load only here."""
+    """Start the HTTP service; the reader, FastAPI and uvicorn load only here (every
+    other paperkg command parses its arguments without them)."""
+    from paperkg.read.kg import open_kg
+
     open_kg(settings.kg)  # a missing KG is a one-line error, before anything starts
     from paperkg_server.app import serve
 
