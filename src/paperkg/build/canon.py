@@ -165,8 +165,11 @@ class _Resolver:
                      self.example[(short, _compact(target))])
 
 
+Row = tuple[str, str, float, str, Merge | None]  # key, surface, score, role, why
+
+
 def _merge_variants(
-    linked: dict[str, list[tuple[str, str, float, str, Merge | None]]],
+    linked: dict[str, list[Row]],
     short_forms: Collection[str],
 ) -> None:
     """Give keys that name one term one key (`variants`): spacing, a coined name's case,
@@ -235,28 +238,65 @@ def build_scheme(
     spelling variants merge. `casing` is the label memo of the scheme an update starts
     from (`ConceptScheme.casing`) and `fresh` the papers whose text it has not read: a
     concept used by the same papers, none of them fresh, is cased as it was.
+
+    In stages, each a function, so what a stage needs only for itself (the surface
+    counts, the abstracts read for casing) is freed before the next: on a 4x corpus they
+    were most of the build's peak.
     """
     read = {p.id: facts[p.id] if facts and p.id in facts else text_facts(p) for p in papers}
-    defs = {pid: f.defs for pid, f in read.items()}
-    roles = {pid: f.roles for pid, f in read.items()}
-    resolver = _Resolver(defs)
-    names = NameEvidence(_Abstracts(papers))
+    resolver = _Resolver({pid: f.defs for pid, f in read.items()})
+    linked = _link(extracted, {pid: f.roles for pid, f in read.items()}, resolver)
+    del read
+    concepts, merges, memo, id_of_key = _name_concepts(
+        linked, resolver, papers, max(len(extracted), 1), casing, set(fresh))
+    _add_defined_short_forms(concepts, merges, resolver, id_of_key)
+    del resolver
+    mentions = _mentions(linked, id_of_key)
+    del linked
+    small = len(extracted) < 500  # a demo-sized corpus: looser thresholds, or no topics
+    groups, fields = topic_hierarchy(
+        {c.id: c.paper_count for c in concepts.values()},
+        ([m.concept_id for m in ms] for ms in mentions.values()),
+        {c.id: c.pref_label for c in concepts.values()},
+        min_papers=2 if small else 3, min_together=1 if small else 2,
+        resolution=1.0 if small else 8.0, field_resolution=1.0 if small else 2.0,
+        kinds={c.id: c.kind for c in concepts.values()})
+    topic_of = {cid: t.id for t in groups for cid in t.members}
+    for cid, topic in topic_of.items():
+        c = concepts[cid]
+        concepts[cid] = Concept(c.id, c.pref_label, c.alt_labels, c.paper_count, c.weight,
+                                c.kind, c.broader, topic)
+    return ConceptScheme(concepts, mentions, merges, groups, fields, memo)
 
-    linked: dict[str, list[tuple[str, str, float, str, Merge | None]]] = {}
+
+def _link(extracted: Mapping[str, Sequence[tuple[str, float]]],
+          roles: Mapping[str, PaperRoles], resolver: _Resolver) -> dict[str, list[Row]]:
+    """Each paper's phrases (and the names it proposes or evaluates on) with their
+    concept keys, variants of one term given one key."""
+    linked: dict[str, list[Row]] = {}
     for paper_id, phrases in extracted.items():
         rows = [(phrase, score, "mentions") for phrase, score in phrases]
         r = roles.get(paper_id)
         if r is not None:
             rows += [(name, 0.0, "proposes") for name in r.proposes]
             rows += [(name, 0.0, "evaluatesOn") for name in r.evaluated_on]
-        out: list[tuple[str, str, float, str, Merge | None]] = []
+        out: list[Row] = []
         for phrase, score, role in rows:
             key, why = resolver.resolve(paper_id, phrase)
             if key:
                 out.append((key, phrase, score, role, why))
         linked[paper_id] = out
     _merge_variants(linked, resolver.votes.keys())
+    return linked
 
+
+def _name_concepts(
+    linked: Mapping[str, list[Row]], resolver: _Resolver, papers: Sequence[Paper],
+    n_papers: int, casing: Mapping[str, tuple[str, dict[str, str]]] | None, fresh: set[str],
+) -> tuple[dict[str, Concept], list[Merge], dict[str, tuple[str, dict[str, str]]],
+           dict[str, str]]:
+    """(concepts, merge records, label memo, concept id by key): each key's id, label,
+    kind, weight and broader concept, from how the papers write it."""
     surfaces: dict[str, Counter[str]] = defaultdict(Counter)
     papers_of: dict[str, set[str]] = defaultdict(set)
     kind_votes: dict[str, Counter[str]] = defaultdict(Counter)
@@ -274,7 +314,6 @@ def build_scheme(
             if why is not None and (known is None or known.local and not why.local):
                 merge_of[(key, phrase)] = why
 
-    n_papers = max(len(extracted), 1)
     id_of_key: dict[str, str] = {}
     taken_ids: set[str] = set()
     for key in sorted(surfaces, key=lambda k: (-len(papers_of[k]), k)):
@@ -284,11 +323,11 @@ def build_scheme(
         id_of_key[key] = cid
         taken_ids.add(cid)
     parents = broader_of(surfaces)
+    names = NameEvidence(_Abstracts(papers))
     used_labels: set[str] = set()
     concepts: dict[str, Concept] = {}
     merges: list[Merge] = []
     memo: dict[str, tuple[str, dict[str, str]]] = {}
-    fresh = set(fresh)
     for key, cid in id_of_key.items():
         forms = surfaces[key]
         users = papers_of[key]
@@ -319,9 +358,13 @@ def build_scheme(
                                     "term up to case, spacing, hyphens or plural"))
             else:
                 merges.append(Merge(form, cid, why.rule, why.detail, why.paper_id))
+    return concepts, merges, memo, id_of_key
 
-    _add_defined_short_forms(concepts, merges, resolver, id_of_key)
 
+def _mentions(linked: Mapping[str, list[Row]], id_of_key: Mapping[str, str],
+              ) -> dict[str, list[Mention]]:
+    """Each paper's concepts, once each, in rank order; a concept both mentioned and
+    proposed (or evaluated on) takes the stronger role."""
     mentions: dict[str, list[Mention]] = {}
     for paper_id, rows_ in linked.items():
         links: dict[str, Mention] = {}
@@ -334,21 +377,7 @@ def build_scheme(
                 continue
             links[cid] = Mention(cid, phrase, float(score), len(links) + 1, role)
         mentions[paper_id] = list(links.values())
-
-    small = n_papers < 500  # a demo-sized corpus: looser thresholds, or no topic forms
-    groups, fields = topic_hierarchy(
-        {c.id: c.paper_count for c in concepts.values()},
-        ([m.concept_id for m in ms] for ms in mentions.values()),
-        {c.id: c.pref_label for c in concepts.values()},
-        min_papers=2 if small else 3, min_together=1 if small else 2,
-        resolution=1.0 if small else 8.0, field_resolution=1.0 if small else 2.0,
-        kinds={c.id: c.kind for c in concepts.values()})
-    topic_of = {cid: t.id for t in groups for cid in t.members}
-    for cid, topic in topic_of.items():
-        c = concepts[cid]
-        concepts[cid] = Concept(c.id, c.pref_label, c.alt_labels, c.paper_count, c.weight,
-                                c.kind, c.broader, topic)
-    return ConceptScheme(concepts, mentions, merges, groups, fields, memo)
+    return mentions
 
 
 def _users_hash(papers: Collection[str]) -> str:
