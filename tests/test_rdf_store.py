@@ -345,6 +345,22 @@ def test_validation_in_pieces_agrees_with_the_whole_graph(edit: str) -> None:
     assert streamed.text == expected.text
 
 
+def test_the_validation_key_hashes_each_part_as_its_whole_repr() -> None:
+    """The SHACL verdict key feeds a list item by item (no corpus-sized string): the
+    digest must be that of the whole repr, so verdicts cached before stay valid."""
+    import hashlib
+
+    from paperkg.build.pipeline import _hash_repr
+
+    parts: list[object] = [
+        [], ["only"], [("a", 0.5, None), ("b’s \"quoted\"", -1e-9, ["x"])],
+        [[1, 2], [], [3]], ("tuple",), ("t", "u"), {"k": [1]}, "text", 2.5]
+    for part in parts:
+        h = hashlib.sha256()
+        _hash_repr(h, part)
+        assert h.hexdigest() == hashlib.sha256(repr(part).encode()).hexdigest(), part
+
+
 def test_validation_leaves_no_graph_behind() -> None:
     """The pieces' rdflib graphs sit in reference cycles, which the paused collector would
     keep until some later full collection: the full ICLR build carried ~0.4 GB of them
