@@ -41,19 +41,23 @@ def terms(text: str) -> list[str]:
     return toks + [f"{a} {b}" for a, b in zip(toks, toks[1:], strict=False)]
 
 
-def write_term_counts(path: Path, ids: Sequence[str], texts: Sequence[str],
+def write_term_counts(path: Path, ids: Sequence[str], texts: Iterable[str],
                       previous: tuple[Path, Collection[str]] | None = None) -> None:
     """Each paper's term counts, for `Lexicon.load` (which keeps the terms of two or more
     papers). The file keeps every term, so that an update counts only its new papers:
     `previous` is an older file and the ids whose text is unchanged since, whose rows are
     taken from it. Its vocabulary stays one string: a dictionary of its 750,000 terms
-    would cost an update 120 MB."""
+    would cost an update 120 MB. `texts` (aligned with `ids`) is read once, so it may be
+    a generator: the texts of a 46k-paper corpus are 70 MB as one list."""
     old = _OldCounts.read(*previous) if previous is not None else None
-    fresh = {i: Counter(terms(t)) for i, t in zip(ids, texts, strict=True)
-             if old is not None and i not in old.row_of}
     columns: dict[str, int] = {}
     start = 0
-    if old is not None:  # each new paper's term: its old column, else the next new one
+    if old is None:  # a build: every row from its text, in one pass
+        rows = [_row(Counter(terms(text)), columns)
+                for _, text in zip(ids, texts, strict=True)]
+    else:  # each new paper's term: its old column, else the next new one
+        fresh = {i: Counter(terms(t)) for i, t in zip(ids, texts, strict=True)
+                 if i not in old.row_of}
         start = old.n_terms
         columns = old.columns_of({t for c in fresh.values() for t in c})
         n_new = 0
@@ -61,9 +65,8 @@ def write_term_counts(path: Path, ids: Sequence[str], texts: Sequence[str],
             if term not in columns:
                 columns[term] = start + n_new
                 n_new += 1
-    rows = [old.row(pid) if old is not None and pid in old.row_of else
-            _row(fresh[pid] if pid in fresh else Counter(terms(text)), columns)
-            for pid, text in zip(ids, texts, strict=True)]
+        rows = [old.row(pid) if pid in old.row_of else _row(fresh[pid], columns)
+                for pid in ids]
     added = [t for _, t in sorted((j, t) for t, j in columns.items() if j >= start)]
     matrix = _matrix(rows, start + len(added))
     keep = np.bincount(matrix.indices, minlength=matrix.shape[1]) > 0  # a removed paper's go
