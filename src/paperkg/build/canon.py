@@ -165,11 +165,11 @@ class _Resolver:
                      self.example[(short, _compact(target))])
 
 
-Row = tuple[str, str, float, str, Merge | None]  # key, surface, score, role, why
+_Row = tuple[str, str, float, str, Merge | None]  # key, surface, score, role, why
 
 
 def _merge_variants(
-    linked: dict[str, list[Row]],
+    linked: dict[str, list[_Row]],
     short_forms: Collection[str],
 ) -> None:
     """Give keys that name one term one key (`variants`): spacing, a coined name's case,
@@ -270,17 +270,17 @@ def build_scheme(
 
 
 def _link(extracted: Mapping[str, Sequence[tuple[str, float]]],
-          roles: Mapping[str, PaperRoles], resolver: _Resolver) -> dict[str, list[Row]]:
+          roles: Mapping[str, PaperRoles], resolver: _Resolver) -> dict[str, list[_Row]]:
     """Each paper's phrases (and the names it proposes or evaluates on) with their
     concept keys, variants of one term given one key."""
-    linked: dict[str, list[Row]] = {}
+    linked: dict[str, list[_Row]] = {}
     for paper_id, phrases in extracted.items():
         rows = [(phrase, score, "mentions") for phrase, score in phrases]
         r = roles.get(paper_id)
         if r is not None:
             rows += [(name, 0.0, "proposes") for name in r.proposes]
             rows += [(name, 0.0, "evaluatesOn") for name in r.evaluated_on]
-        out: list[Row] = []
+        out: list[_Row] = []
         for phrase, score, role in rows:
             key, why = resolver.resolve(paper_id, phrase)
             if key:
@@ -291,7 +291,7 @@ def _link(extracted: Mapping[str, Sequence[tuple[str, float]]],
 
 
 def _name_concepts(
-    linked: Mapping[str, list[Row]], resolver: _Resolver, papers: Sequence[Paper],
+    linked: Mapping[str, list[_Row]], resolver: _Resolver, papers: Sequence[Paper],
     n_papers: int, casing: Mapping[str, tuple[str, dict[str, str]]] | None, fresh: set[str],
 ) -> tuple[dict[str, Concept], list[Merge], dict[str, tuple[str, dict[str, str]]],
            dict[str, str]]:
@@ -361,7 +361,7 @@ def _name_concepts(
     return concepts, merges, memo, id_of_key
 
 
-def _mentions(linked: Mapping[str, list[Row]], id_of_key: Mapping[str, str],
+def _mentions(linked: Mapping[str, list[_Row]], id_of_key: Mapping[str, str],
               ) -> dict[str, list[Mention]]:
     """Each paper's concepts, once each, in rank order; a concept both mentioned and
     proposed (or evaluated on) takes the stronger role."""

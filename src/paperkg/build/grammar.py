@@ -168,7 +168,7 @@ _VERB_CONTEXT = frozenset("the a an this these that those its their our his her 
 
 def _splits(toks: list[str], idx: int, run: list[str]) -> bool:
     """Whether the word at `idx` is read as a verb or a unit here (so it ends a run)."""
-    low, prev = toks[idx].lower(), toks[idx - 1] if idx else ""
+    low, prev = toks[idx].lower(), toks[idx - 1].lower() if idx else ""
     nxt = toks[idx + 1].lower() if idx + 1 < len(toks) else ""
     if nxt in _VERB_CONTEXT and low.endswith("s") and len(low) > 3 and "VERB" in word_pos(low):
         return True  # "the model breaks the curse"
@@ -176,8 +176,8 @@ def _splits(toks: list[str], idx: int, run: list[str]) -> bool:
             low.endswith("ing") and _verb_only(low) and low not in _ING_NOUNS):
         return True  # "a library implementing the theory", "a series assessing major issues"
     return bool(run) and _verb_after_plural(run[-1], low) or (
-        prev.lower() in _BEFORE_VERBS and "VERB" in word_pos(low)) or (
-        prev.lower() == "by" and low.endswith("ing") and "VERB" in word_pos(low)) or (
+        prev in _BEFORE_VERBS and "VERB" in word_pos(low)) or (
+        prev == "by" and low.endswith("ing") and "VERB" in word_pos(low)) or (
         low in UNITS and prev[:1].isdigit())
 
 
