@@ -105,6 +105,13 @@ def _dpo_concept(kg: Path, paper: str) -> str:
     return str(rows[0]["label"].value)
 
 
+def _counts_and_weights(kg: Path) -> dict[str, tuple[int, float]]:
+    store = ox.Store.read_only(str(kg / STORE))
+    return {str(r["c"].value): (int(r["n"].value), float(r["w"].value)) for r in store.query("""
+        PREFIX pkg: <https://w3id.org/paperkg/ontology#>
+        SELECT ?c ?n ?w WHERE { ?c pkg:paperCount ?n ; pkg:weight ?w }""")}
+
+
 @pytest.fixture(scope="module")
 def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("update")
@@ -160,6 +167,11 @@ def test_add_under_the_stored_statistics_equals_a_build_under_them(work: Path, b
     before, after = read_results(base), read_results(kg)
     assert before is not None and after is not None
     assert all(after[i].ranked == r.ranked for i, r in before.items())
+    # the weights' N is a statistic too: only the concepts whose paper count changed
+    # have another weight (before, all of them did, with N)
+    w0, w1 = _counts_and_weights(base), _counts_and_weights(kg)
+    moved = {c for c in w0.keys() & w1.keys() if w0[c][1] != w1[c][1]}
+    assert moved and all(w0[c][0] != w1[c][0] for c in moved), sorted(moved)[:3]
     build_kg([work / "a" / DPO_INPUT, new], work / "scratch-stats-added",
              _settings(work / "cache", statistics_from=base), reporter=_quiet())
     assert_same_kg(kg, work / "scratch-stats-added")

@@ -9,7 +9,10 @@ Two labels become one concept for one of two recorded reasons (`Merge.rule`):
   is merged only in the papers that define it.
 Nothing else merges: "graph neural network" and "graph transformer" stay apart. Each
 concept also gets a kind (`kinds`), a broader concept and a topic (`hierarchy`), and a
-weight `log((1+N)/(1+df)) + 1` so sharing a rare concept counts for more.
+weight `log((1+N)/(1+df)) + 1` so sharing a rare concept counts for more. N is the size of
+the corpus the statistics were learned from (`corpus_size`): like the keyword prior, it is
+a corpus statistic an update keeps, so adding a paper changes the weights of the concepts
+it mentions, not of all 60k.
 """
 
 from __future__ import annotations
@@ -230,6 +233,7 @@ def build_scheme(
     facts: Mapping[str, TextFacts] | None = None,
     casing: Mapping[str, tuple[str, dict[str, str]]] | None = None,
     fresh: Collection[str] = (),
+    corpus_size: int | None = None,
 ) -> ConceptScheme:
     """Group every paper's ranked (phrase, score) list into concepts and mentions.
 
@@ -241,14 +245,15 @@ def build_scheme(
 
     In stages, each a function, so what a stage needs only for itself (the surface
     counts, the abstracts read for casing) is freed before the next: on a 4x corpus they
-    were most of the build's peak.
+    were most of the build's peak. `corpus_size` is the N of the weights (default: the
+    papers in `extracted`).
     """
     read = {p.id: facts[p.id] if facts and p.id in facts else text_facts(p) for p in papers}
     resolver = _Resolver({pid: f.defs for pid, f in read.items()})
     linked = _link(extracted, {pid: f.roles for pid, f in read.items()}, resolver)
     del read
     concepts, merges, memo, id_of_key = _name_concepts(
-        linked, resolver, papers, max(len(extracted), 1), casing, set(fresh))
+        linked, resolver, papers, max(corpus_size or len(extracted), 1), casing, set(fresh))
     _add_defined_short_forms(concepts, merges, resolver, id_of_key)
     del resolver
     mentions = _mentions(linked, id_of_key)
@@ -344,10 +349,11 @@ def _name_concepts(
             pref = spelled  # a concept only ever written as "LLM" is named by its long form
         used_labels.add(pref)
         count = len(papers_of[key])
+        n = max(n_papers, count)  # a corpus grown past its statistics: never below 1
         parent = parents.get(key)
         concepts[cid] = Concept(
             id=cid, pref_label=pref, alt_labels=tuple(sorted(f for f in forms if f != pref)),
-            paper_count=count, weight=round(math.log((1 + n_papers) / (1 + count)) + 1.0, 4),
+            paper_count=count, weight=round(math.log((1 + n) / (1 + count)) + 1.0, 4),
             kind=vote_kind(key, kind_votes[key]),
             broader=id_of_key[parent] if parent else None,
         )

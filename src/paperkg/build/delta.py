@@ -10,12 +10,12 @@ papers' stored mentions, `kgdir.RANKED`) with the new ones and generates triples
 sides; the difference of those is the difference of the whole graphs, since unchanged
 units give equal triples.
 
-Weights are the exception to "few units change": a weight is `log((1+N)/(1+df)) + 1`, so
-every concept's changes with the paper count N. Its one triple is swapped directly.
-The same units are what SHACL re-checks (`changed_scheme`): a weight alone is one
-xsd:double >= 1 by construction, so a concept whose weight alone changed is not re-checked.
-A changed topic brings its field, and a changed field its topics (and so their concepts):
-a topic's shape wants its field typed, a field's its member topics.
+A concept's weight `log((1+N)/(1+df)) + 1` changes only with its own paper count: N is
+the size of the corpus the statistics were learned from, which an update keeps (before,
+N was the current paper count, and every add rewrote all 60k weights). The same units are
+what SHACL re-checks (`changed_scheme`). A changed topic brings its field, and a changed
+field its topics (and so their concepts): a topic's shape wants its field typed, a
+field's its member topics.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-import pyoxigraph as ox
 
 from paperkg.build.canon import Concept, ConceptScheme, Mention, Merge
 from paperkg.build.hierarchy import Field, Topic
@@ -36,7 +35,7 @@ from paperkg.build.ingest import Paper
 from paperkg.errors import KGNotFound
 
 __all__ = ["Delta", "SchemeChange", "changed_scheme", "load_scheme", "paper_side", "plan",
-           "save_scheme", "sub_scheme", "unit_concepts", "weight_quads"]
+           "save_scheme", "sub_scheme", "unit_concepts"]
 
 
 def save_scheme(path: Path, scheme: ConceptScheme) -> None:
@@ -83,9 +82,9 @@ def _casing_code() -> str:
 
 
 def _core(c: Concept) -> tuple[Any, ...]:
-    """What a concept's own triples are made of: all but its weight and topic (a topic's
-    triples are the topic's unit)."""
-    return (c.pref_label, c.alt_labels, c.paper_count, c.kind, c.broader)
+    """What a concept's own triples are made of: all but its topic (a topic's triples are
+    the topic's unit)."""
+    return (c.pref_label, c.alt_labels, c.paper_count, c.weight, c.kind, c.broader)
 
 
 def _merges_by_concept(merges: Iterable[Merge]) -> dict[str, list[tuple[Any, ...]]]:
@@ -98,24 +97,20 @@ def _merges_by_concept(merges: Iterable[Merge]) -> dict[str, list[tuple[Any, ...
 @dataclass(frozen=True, slots=True)
 class SchemeChange:
     """The scheme units that differ: concepts whose own triples or merges changed (or
-    that came or went), topics and fields that changed (with the fields of those topics
-    and the topics of those fields), and concepts whose weight alone changed."""
+    that came or went), and topics and fields that changed (with the fields of those
+    topics and the topics of those fields)."""
 
     concepts: frozenset[str]
     topics: frozenset[str]
-    weights: tuple[str, ...]
     fields: frozenset[str] = frozenset()
 
 
 def changed_scheme(old: ConceptScheme, new: ConceptScheme) -> SchemeChange:
     concepts: set[str] = set()
-    weights: list[str] = []
     for cid in old.concepts.keys() | new.concepts.keys():
         a, b = old.concepts.get(cid), new.concepts.get(cid)
         if a is None or b is None or _core(a) != _core(b):
             concepts.add(cid)
-        elif a.weight != b.weight:
-            weights.append(cid)
     om, nm = _merges_by_concept(old.merges), _merges_by_concept(new.merges)
     concepts.update(cid for cid in om.keys() | nm.keys() if om.get(cid) != nm.get(cid))
     topics, fields = _changed(old.topics, new.topics), _changed(old.fields, new.fields)
@@ -128,8 +123,7 @@ def changed_scheme(old: ConceptScheme, new: ConceptScheme) -> SchemeChange:
         grown = not (more_fields <= fields and more_topics <= topics)
         fields |= more_fields
         topics |= more_topics
-    return SchemeChange(frozenset(concepts), frozenset(topics), tuple(sorted(weights)),
-                        frozenset(fields))
+    return SchemeChange(frozenset(concepts), frozenset(topics), frozenset(fields))
 
 
 def _changed(old: Iterable[Topic | Field], new: Iterable[Topic | Field]) -> set[str]:
@@ -168,22 +162,6 @@ def sub_scheme(scheme: ConceptScheme, concepts: Collection[str], change: SchemeC
                          [m for m in scheme.merges if m.concept_id in change.concepts],
                          [t for t in scheme.topics if t.id in change.topics],
                          [f for f in scheme.fields if f.id in change.fields])
-
-
-def weight_quads(scheme: ConceptScheme, ids: Sequence[str]) -> set[ox.Quad]:
-    """The pkg:weight triple of each concept in `ids`, as `rdf.iter_triples` writes it.
-
-    Made as Oxigraph quads directly: an update swaps every concept's weight, and going
-    through rdflib terms and N-Triples took a second of it."""
-    from rdflib.namespace import XSD
-
-    from paperkg.build.rdf import _double
-    from paperkg.vocab import PKG, concept_iri
-
-    weight, double = ox.NamedNode(str(PKG.weight)), ox.NamedNode(str(XSD.double))
-    return {ox.Quad(ox.NamedNode(str(concept_iri(cid))), weight,
-                    ox.Literal(str(_double(scheme.concepts[cid].weight)), datatype=double))
-            for cid in ids}
 
 
 def named_by(papers: Sequence[Paper]) -> tuple[dict[str, str], dict[str, str]]:

@@ -215,7 +215,8 @@ def compute(
     rep.step("canonicalising concepts")
     read = {p.id: facts[p.id] if facts and p.id in facts else text_facts(p) for p in ordered}
     scheme = build_scheme(extracted, ordered, read, casing,
-                          fresh=[p.id for p in ordered if not (facts and p.id in facts)])
+                          fresh=[p.id for p in ordered if not (facts and p.id in facts)],
+                          corpus_size=epoch.papers)
     rep.step(f"{len(scheme.concepts)} concepts")
     validated = _validate(ordered, scheme, info, settings.cache, rep) if validate else ""
     return Content(ordered, info, scheme, embedder, validated, epoch, extracted, read, keys)

@@ -130,13 +130,13 @@ def _update_embedded(current: Path, target: Path, content: Content, rep: Reporte
 def _update_units(current: Path, target: Path, content: Content, delta: Delta, rep: Reporter
                   ) -> tuple[int, int]:
     """`_update_embedded` over the changed units only (`build.delta`)."""
-    from paperkg.build.delta import paper_side, sub_scheme, unit_concepts, weight_quads
+    from paperkg.build.delta import paper_side, sub_scheme, unit_concepts
     from paperkg.build.rdf import iter_triples
     from paperkg.vocab import paper_iri, venue_iri
 
     store = _checkpoint(current, target, rep, f"comparing {len(delta.change.concepts)} "
-                        f"concepts, {len(delta.change.topics)} topics, {len(delta.papers)} "
-                        f"papers and {len(delta.change.weights)} weights")
+                        f"concepts, {len(delta.change.topics)} topics and {len(delta.papers)} "
+                        "papers")
     old: set[ox.Quad] = set()
     for node in (*(str(venue_iri(v)) for v in delta.venues), *delta.authors):
         old.update(store.quads_for_pattern(ox.NamedNode(node), None, None, ox.DefaultGraph()))
@@ -149,7 +149,6 @@ def _update_units(current: Path, target: Path, content: Content, delta: Delta, r
     info, scheme, change = content.info, content.scheme, delta.change
     units = unit_concepts([delta.old_scheme, scheme], change)
     old.update(_quads(iter_triples([], sub_scheme(delta.old_scheme, units, change), info)))
-    old.update(weight_quads(delta.old_scheme, change.weights))
     papers = [p for p in content.papers if p.id in delta.papers]
     mentions = {p.id: scheme.mentions.get(p.id, []) for p in papers}
     nothing = replace(change, concepts=frozenset(), topics=frozenset())
@@ -160,7 +159,6 @@ def _update_units(current: Path, target: Path, content: Content, delta: Delta, r
         papers, sub_scheme(scheme, linked, nothing, mentions), info)))
         if str(q.subject)[1:-1] in shared or not _is_shared(str(q.subject)[1:-1])}
     new.update(_quads(iter_triples([], sub_scheme(scheme, units, change), info)))
-    new.update(weight_quads(scheme, change.weights))
     return _apply(store, old - new, new - old, rep)
 
 
