@@ -160,6 +160,7 @@ def test_add_under_the_stored_statistics_equals_a_build_under_them(work: Path, b
     assert manifest["update"]["added"] == 1 and manifest["counts"]["papers"] == 101
     assert manifest["update"]["statistics"] == "stored"
     assert manifest["update"]["triples_added"] > 0 and manifest["update"]["triples_removed"] > 0
+    assert manifest["counts"]["triples"] == len(ox.Store.read_only(str(kg / STORE)))
     assert manifest["statistics"]["new_since"] == 1 and not manifest["statistics"]["stale"]
     assert _dpo_concept(kg, DPO_USER).lower() == "direct preference optimization"
     # the statistics are the base KG's, byte for byte; the old papers' results are kept
@@ -294,5 +295,7 @@ def test_add_then_remove_gives_the_kg_back(work: Path, base: Path) -> None:
     more = _write(work / "h" / "more.jsonl", RECORDS[100:130])
     update_kg(kg, add=[more], settings=_settings(work / "cache"), reporter=_quiet())
     gone = [json.loads(line)["id"] for line in RECORDS[100:130]]
-    update_kg(kg, remove=gone, settings=_settings(work / "cache"), reporter=_quiet())
+    manifest = update_kg(kg, remove=gone, settings=_settings(work / "cache"), reporter=_quiet())
     assert_same_kg(kg, base)
+    # the manifest's count (the old count plus the difference) is the store's
+    assert manifest["counts"]["triples"] == len(ox.Store.read_only(str(kg / STORE)))

