@@ -30,6 +30,7 @@ from typing import Any
 import orjson
 
 from paperkg.build.canon import Concept, ConceptScheme, Mention, Merge
+from paperkg.build.gcpause import paused_gc
 from paperkg.build.hierarchy import Field, Topic
 from paperkg.build.ingest import Paper
 from paperkg.errors import KGNotFound
@@ -53,6 +54,7 @@ def save_scheme(path: Path, scheme: ConceptScheme) -> None:
         fh.write(orjson.dumps(row))
 
 
+@paused_gc()
 def load_scheme(path: Path) -> ConceptScheme | None:
     """The scheme saved by `save_scheme`; None when the KG has none (an older build)."""
     if not path.is_file():
@@ -211,6 +213,7 @@ class Delta:
     venues: frozenset[str]
 
 
+@paused_gc()
 def plan(old_papers: Mapping[str, Paper], old_mentions: Mapping[str, Sequence[Any]],
          old_scheme: ConceptScheme, papers: Sequence[Paper], scheme: ConceptScheme) -> Delta:
     """The units an update changes (`old_mentions`: per old paper, as stored)."""

@@ -18,6 +18,7 @@ import numpy as np
 
 from paperkg.build.canon import ConceptScheme
 from paperkg.build.embed import Embedder
+from paperkg.build.gcpause import paused_gc
 from paperkg.build.ingest import Paper, Reject
 from paperkg.build.statistics import Epoch, save_epoch, write_results
 from paperkg.build.writer import write_papers_file
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
 __all__ = ["write_files"]
 
 
+@paused_gc()
 def write_files(
     target: Path, content: Content, rejects: Sequence[Reject], rep: Reporter,
     statistics_of: Path | None = None, unchanged: Collection[str] | None = None,

@@ -27,6 +27,7 @@ from paperkg.build.canon import ConceptScheme, TextFacts
 from paperkg.build.embed import Embedder
 from paperkg.build.extract import ExtractorInfo, ExtractSettings
 from paperkg.build.extraction import Ranked, _extract, _extract_under
+from paperkg.build.gcpause import paused_gc
 from paperkg.build.ingest import IngestResult, Paper, Reject, read_papers
 from paperkg.build.statistics import Epoch, content_key, load_epoch, statistics_entry
 from paperkg.build.writer import check_target, kg_lock, swap_in
@@ -213,10 +214,12 @@ def compute(
         info, extracted, embedder = _extract_under(ordered, epoch, known or {}, settings, rep)
     release_memory(embedder)  # the rest of the build asks for its abstracts' vectors only
     rep.step("canonicalising concepts")
-    read = {p.id: facts[p.id] if facts and p.id in facts else text_facts(p) for p in ordered}
-    scheme = build_scheme(extracted, ordered, read, casing,
-                          fresh=[p.id for p in ordered if not (facts and p.id in facts)],
-                          corpus_size=epoch.papers)
+    with paused_gc():
+        read = {p.id: facts[p.id] if facts and p.id in facts else text_facts(p)
+                for p in ordered}
+        scheme = build_scheme(extracted, ordered, read, casing,
+                              fresh=[p.id for p in ordered if not (facts and p.id in facts)],
+                              corpus_size=epoch.papers)
     rep.step(f"{len(scheme.concepts)} concepts")
     validated = _validate(ordered, scheme, info, settings.cache, rep) if validate else ""
     return Content(ordered, info, scheme, embedder, validated, epoch, extracted, read, keys)

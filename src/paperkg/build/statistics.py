@@ -29,6 +29,7 @@ import orjson
 from paperkg.build.canon import TextFacts
 from paperkg.build.corpus import CorpusStats
 from paperkg.build.extract import CorpusShare
+from paperkg.build.gcpause import paused_gc
 from paperkg.build.ingest import Paper
 from paperkg.build.kinds import PaperRoles
 from paperkg.build.prior import KeywordPrior
@@ -98,6 +99,7 @@ def save_epoch(kg: Path, epoch: Epoch) -> None:
         fh.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")))
 
 
+@paused_gc()
 def load_epoch(kg: Path) -> Epoch | None:
     """The statistics stored in the KG at `kg`; None for a KG built before they were."""
     path = kg / STATISTICS
@@ -139,6 +141,7 @@ def write_results(path: Path, papers: Sequence[Paper], ranked: Mapping[str, Rank
         fh.write(b"".join(line + b"\n" for line in lines))
 
 
+@paused_gc()
 def read_results(kg: Path) -> dict[str, PaperResult] | None:
     """The per-paper results stored in the KG at `kg`; None for a KG without them."""
     path = kg / RANKED

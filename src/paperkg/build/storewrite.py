@@ -21,6 +21,7 @@ from typing import Any
 import pyoxigraph as ox
 
 from paperkg.build.delta import Delta
+from paperkg.build.gcpause import paused_gc
 from paperkg.build.pipeline import Content, kg_triples
 from paperkg.errors import KGNotFound
 from paperkg.kgdir import REMOTE_TRIPLES, STORE
@@ -138,6 +139,7 @@ def _update_embedded(current: Path, target: Path, content: Content, rep: Reporte
     return _apply(store, removed, new, rep)
 
 
+@paused_gc()
 def _update_units(current: Path, target: Path, content: Content, delta: Delta, rep: Reporter
                   ) -> tuple[int, int]:
     """`_update_embedded` over the changed units only (`build.delta`)."""

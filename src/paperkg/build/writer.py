@@ -25,6 +25,7 @@ from typing import Any, TextIO
 
 import orjson
 
+from paperkg.build.gcpause import paused_gc
 from paperkg.build.ingest import Origin, Paper
 from paperkg.errors import BuildError, KGNotFound
 from paperkg.kgdir import MANIFEST
@@ -140,6 +141,7 @@ def _row(p: Paper) -> dict[str, Any]:
 _TUPLES = {f.name for f in fields(Paper) if str(f.type).startswith("tuple")}
 
 
+@paused_gc()
 def read_papers_file(path: Path) -> list[Paper]:
     """The papers written by `write_papers_file`; a missing or damaged file is one line."""
     hint = f"rebuild it with 'paperkg build INPUT... --out {path.parent}'"
