@@ -20,7 +20,7 @@ from paperkg.build.pipeline import build_kg
 from paperkg.build.statistics import load_epoch, read_results
 from paperkg.build.update import update_kg
 from paperkg.errors import UsageError
-from paperkg.kgdir import GRAPH, MERGES, RANKED, STATISTICS, STORE, TERMS, load_graph
+from paperkg.kgdir import GRAPH, MERGES, PAPERS, RANKED, STATISTICS, STORE, TERMS, load_graph
 from paperkg.lexical import Lexicon
 from paperkg.progress import Reporter
 from paperkg.settings import Settings, default_cache_dir
@@ -299,3 +299,23 @@ def test_add_then_remove_gives_the_kg_back(work: Path, base: Path) -> None:
     assert_same_kg(kg, base)
     # the manifest's count (the old count plus the difference) is the store's
     assert manifest["counts"]["triples"] == len(ox.Store.read_only(str(kg / STORE)))
+
+
+def test_a_failed_update_stops_its_files_process_and_leaves_nothing(work: Path, base: Path
+                                                                     ) -> None:
+    """The files are written by a second process while the store is updated: when the
+    store cannot be opened, the update fails in its words, that process is gone and no
+    half-written directory is left beside the KG."""
+    import multiprocessing
+
+    from paperkg.errors import KGNotFound
+
+    kg = _copy(base, "broken-store")
+    shutil.rmtree(kg / STORE)
+    (kg / STORE).mkdir()
+    new = _write(work / "i" / "new.jsonl", [RECORDS[DPO_DEFINER]])
+    with pytest.raises(KGNotFound, match="cannot open the store"):
+        update_kg(kg, add=[new], settings=_settings(work / "cache"), reporter=_quiet())
+    assert multiprocessing.active_children() == []
+    assert [p.name for p in kg.parent.iterdir() if p.name.startswith(f".{kg.name}.building")] == []
+    assert (kg / PAPERS).is_file() and len(read_results(kg) or {}) == 100

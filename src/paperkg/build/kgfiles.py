@@ -12,14 +12,13 @@ import os
 import shutil
 from collections.abc import Collection, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from paperkg.build.canon import ConceptScheme
-from paperkg.build.embed import Embedder
 from paperkg.build.gcpause import paused_gc
-from paperkg.build.ingest import Paper, Reject
+from paperkg.build.ingest import Reject
 from paperkg.build.statistics import Epoch, save_epoch, write_results
 from paperkg.build.writer import write_papers_file
 from paperkg.kgdir import (
@@ -40,7 +39,7 @@ from paperkg.progress import Reporter
 if TYPE_CHECKING:
     from paperkg.build.pipeline import Content
 
-__all__ = ["write_files"]
+__all__ = ["FilesWriter", "write_files"]
 
 
 @paused_gc()
@@ -53,6 +52,65 @@ def write_files(
     `statistics_of`: the KG directory being updated, whose statistics file is
     `content.epoch`'s (linked, not written again); `unchanged`: the ids of its papers
     whose text is the same (their abstract vectors are copied from it)."""
+    vectors = _doc_vectors(content, statistics_of, unchanged)
+    return _write(target, content, rejects, rep, statistics_of, unchanged, vectors)
+
+
+class FilesWriter:
+    """`write_files` in a forked process, so that an update writes its files while it
+    checks SHACL and writes the store (the two take about as long; this machine has two
+    cores). The abstract vectors are made here first: an embedder's model must not run in
+    a forked child. Where fork is not available the files are written by `wait`."""
+
+    def __init__(self, target: Path, content: Content, rejects: Sequence[Reject],
+                 rep: Reporter, statistics_of: Path | None = None,
+                 unchanged: Collection[str] | None = None) -> None:
+        import multiprocessing
+
+        vectors = _doc_vectors(content, statistics_of, unchanged)
+        self._args = (target, content, rejects, rep, statistics_of, unchanged, vectors)
+        self._child: Any = None
+        if "fork" in multiprocessing.get_all_start_methods():
+            ctx = multiprocessing.get_context("fork")
+            self._answer, sent = ctx.Pipe(duplex=False)
+            rep.step("writing the NetworkX graph, the abstract vectors and the papers "
+                     "(a second process)")
+            self._child = ctx.Process(target=_write_in_child, args=(sent, *self._args),
+                                      daemon=True, name="paperkg-files")
+            self._child.start()
+            sent.close()
+
+    def wait(self) -> dict[str, int]:
+        """The counts of `write_files`, once the files are written."""
+        if self._child is None:
+            return _write(*self._args)
+        try:
+            counts: dict[str, int] | None = self._answer.recv()
+        except EOFError:  # the child ended without an answer: its traceback is above
+            counts = None
+        self._child.join()
+        if counts is None or self._child.exitcode != 0:
+            raise RuntimeError(f"writing the KG files failed in process {self._child.pid} "
+                               f"(exit code {self._child.exitcode}; its error is above)")
+        return counts
+
+    def cancel(self) -> None:
+        """Stop the child (the update failed): its directory is about to be removed."""
+        if self._child is not None and self._child.is_alive():
+            self._child.terminate()
+        if self._child is not None:
+            self._child.join()
+
+
+def _write_in_child(answer: Any, *args: Any) -> None:
+    answer.send(_write(*args))
+    answer.close()
+
+
+@paused_gc()
+def _write(target: Path, content: Content, rejects: Sequence[Reject], rep: Reporter,
+           statistics_of: Path | None, unchanged: Collection[str] | None,
+           vectors: np.ndarray) -> dict[str, int]:
     from paperkg.build.delta import save_scheme
     from paperkg.build.graph import node_link
 
@@ -68,9 +126,11 @@ def write_files(
         _write_rejects(target / REJECTS, rejects)
     _write_merges(target / MERGES, content.scheme)
     rep.step("writing the abstract vectors and the papers")
+    # uncompressed: float16 vectors shrink by a tenth and compressing took 0.25 s of
+    # every update
+    np.savez(target / DOC_VECTORS, ids=np.array([p.id for p in content.papers]),
+             vectors=vectors, model=np.array(content.embedder.name))
     before = (statistics_of, unchanged) if statistics_of and unchanged is not None else None
-    _write_doc_vectors(target / DOC_VECTORS, content.papers, content.embedder,
-                       None if before is None else (before[0] / DOC_VECTORS, before[1]))
     write_term_counts(target / TERMS, [p.id for p in content.papers],
                       (f"{p.title or ''}. {p.abstract}" for p in content.papers),
                       None if before is None else (before[0] / TERMS, before[1]))
@@ -89,34 +149,31 @@ def _write_epoch(target: Path, epoch: Epoch, statistics_of: Path | None) -> None
     save_epoch(target, epoch)
 
 
-def _write_doc_vectors(path: Path, papers: Sequence[Paper], embedder: Embedder,
-                       previous: tuple[Path, Collection[str]] | None = None) -> None:
-    """Each paper's abstract vector (the extractor's own, from its cache), float16.
-    `previous`: an older vectors file and the ids whose text is unchanged since (an
-    update): their vectors are taken from it, not encoded again."""
+def _doc_vectors(content: Content, statistics_of: Path | None,
+                 unchanged: Collection[str] | None) -> np.ndarray:
+    """Each paper's abstract vector (the extractor's own, from its cache), float16, in
+    the papers' order. In an update (`statistics_of`, `unchanged`) the vectors of papers
+    whose text is unchanged are taken from the old file, not encoded again."""
     from paperkg.build.text import document_text
 
+    papers, embedder = content.papers, content.embedder
     kept: dict[str, np.ndarray] = {}
-    if previous is not None and previous[0].is_file():
-        with np.load(previous[0]) as old:
+    old_file = statistics_of / DOC_VECTORS if statistics_of else None
+    if old_file is not None and unchanged is not None and old_file.is_file():
+        with np.load(old_file) as old:
             if str(old["model"]) == embedder.name:
-                same = previous[1]
                 kept = {i: v for i, v in zip(old["ids"].tolist(), old["vectors"], strict=True)
-                        if i in same}
+                        if i in unchanged}
     todo = [p for p in papers if p.id not in kept]
     fresh = (embedder.encode([document_text(p) for p in todo]).astype(np.float16) if todo
              else np.zeros((0, 0), dtype=np.float16))
-    if kept:  # an update: the kept rows and the fresh ones, in the papers' order
-        vectors = np.empty((len(papers), len(next(iter(kept.values())))), dtype=np.float16)
-        rows = iter(fresh)
-        for i, p in enumerate(papers):
-            vectors[i] = kept[p.id] if p.id in kept else next(rows)
-    else:  # a build: no stacked copy (the vectors of a 46k-paper corpus are 35 MB each)
-        vectors = fresh
-    # uncompressed: float16 vectors shrink by a tenth and compressing took 0.25 s of
-    # every update
-    np.savez(path, ids=np.array([p.id for p in papers]), vectors=vectors,
-             model=np.array(embedder.name))
+    if not kept:  # a build: no stacked copy (the vectors of a 46k-paper corpus are 35 MB)
+        return fresh
+    vectors = np.empty((len(papers), len(next(iter(kept.values())))), dtype=np.float16)
+    rows = iter(fresh)
+    for i, p in enumerate(papers):
+        vectors[i] = kept[p.id] if p.id in kept else next(rows)
+    return vectors
 
 
 def _write_merges(path: Path, scheme: ConceptScheme) -> None:

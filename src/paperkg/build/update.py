@@ -28,7 +28,7 @@ from typing import Any
 from paperkg.build.delta import Delta, load_scheme, plan
 from paperkg.build.extraction import extractor_under
 from paperkg.build.ingest import Paper, Reject
-from paperkg.build.kgfiles import write_files
+from paperkg.build.kgfiles import FilesWriter
 from paperkg.build.pipeline import (
     Content,
     _validate,
@@ -117,20 +117,25 @@ def update_kg(
             if old_scheme is not None:
                 delta = plan(old, {i: r.mentions for i, r in stored.items()}, old_scheme,
                              content.papers, content.scheme)
-                content = _validate_changed(content, delta, rep)
             else:
                 content = replace(content, validated=_validate(
                     content.papers, content.scheme, content.info, settings.cache, rep))
         tmp = kg.with_name(f".{kg.name}.building-{os.getpid()}")
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()
+        files: FilesWriter | None = None
         try:
+            # the files are written beside the SHACL check and the store
+            files = FilesWriter(tmp, content, [*_old_rejects(kg), *rejects], rep,
+                                statistics_of=kg if epoch is not None else None,
+                                unchanged=unchanged)
+            if delta is not None:
+                content = _validate_changed(content, delta, rep)
             out_n, in_n, triples, store = update_store(
                 kg, tmp, content, manifest.get("store"), rep, delta,
                 manifest.get("counts", {}).get("triples"))
-            counts = write_files(tmp, content, [*_old_rejects(kg), *rejects], rep,
-                                 statistics_of=kg if epoch is not None else None,
-                                 unchanged=unchanged)
+            counts = files.wait()
+            files = None
             new = make_manifest(content, settings, rep, began,
                                 {**counts, "rejected": manifest["counts"].get("rejected", 0)
                                  + len(rejects), "triples": triples})
@@ -148,6 +153,8 @@ def update_kg(
             write_manifest(tmp, new)
             swap_in(tmp, kg)
         finally:
+            if files is not None:
+                files.cancel()
             shutil.rmtree(tmp, ignore_errors=True)
         drop_old_graph(manifest.get("store"), store)
     rep.step(f"{kg} updated: {len(new_ids)} added, {len(changed)} changed, {len(remove)} "
