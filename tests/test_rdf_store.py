@@ -584,3 +584,34 @@ def test_result_serialisations(store: OxigraphStore) -> None:
     ask = store.query("ASK { ?s ?p ?o }")
     assert json.loads(ask.to_json()) == {"head": {}, "boolean": True}
     assert ask.to_table() == "yes"
+
+
+@pytest.mark.parametrize("edit", ["none", "changed concept broken", "no context"])
+def test_a_part_of_the_kg_is_validated_with_the_types_of_what_it_links_to(edit: str) -> None:
+    """An update checks the changed units only: here one changed concept (with a broader
+    concept and topic fellows it links to) and its topic. The concepts it links to are
+    given by their types (`context`): they satisfy the links' sh:class and are not judged
+    themselves (their own triples are not in the part); a violation of the changed
+    concept is still found, and without the context the links fail."""
+    from paperkg.build.hierarchy import Field, Topic
+    from paperkg.build.rdf import concept_types, iter_triples
+    from paperkg.build.shacl import validate_stream
+
+    scheme = _scheme()
+    c = scheme.concepts["sparse-attention"]
+    count = 0 if edit == "changed concept broken" else c.paper_count
+    scheme.concepts["sparse-attention"] = Concept(c.id, c.pref_label, c.alt_labels, count,
+                                                  c.weight, c.kind, "attention-mechanism")
+    scheme.topics = [Topic("t1", "attention", tuple(scheme.concepts), "f1")]
+    scheme.fields = [Field("f1", "attention", ("t1",))]
+    part = ConceptScheme({"sparse-attention": scheme.concepts["sparse-attention"]}, {}, [],
+                         scheme.topics, scheme.fields)
+    context = {concept_iri(cid): concept_types(k) for cid, k in scheme.concepts.items()
+               if cid != "sparse-attention"} if edit != "no context" else {}
+    report = validate_stream(iter_triples([], part, EXTRACTOR, linked=scheme.concepts),
+                             context=context)
+    assert report.conforms == (edit == "none"), report.text
+    if edit == "changed concept broken":
+        assert report.violations == 1 and "paperCount" in report.text
+    if edit == "no context":  # the topic's members and the broader link lack their type
+        assert "skos:member" in report.text or "broader" in report.text

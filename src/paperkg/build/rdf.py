@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import importlib.resources
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
@@ -17,7 +17,7 @@ from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import NamespaceManager
 from rdflib.term import Node
 
-from paperkg.build.canon import ConceptScheme
+from paperkg.build.canon import Concept, ConceptScheme
 from paperkg.build.collections_rdf import collection_and_merge_triples
 from paperkg.build.extract import ExtractorInfo
 from paperkg.build.ingest import Paper
@@ -27,6 +27,7 @@ from paperkg.vocab import (
     FABIO,
     FOAF,
     PKG,
+    PLAIN_CONCEPT,
     PREFIXES,
     PROV,
     RDF,
@@ -53,6 +54,7 @@ __all__ = [
     "ValidationReport",
     "bind_prefixes",
     "build_graph",
+    "concept_types",
     "iter_triples",
     "load_ontology",
     "load_shapes",
@@ -131,7 +133,8 @@ def build_graph(
 
 
 def iter_triples(
-    papers: Sequence[Paper], scheme: ConceptScheme, extractor: ExtractorInfo
+    papers: Sequence[Paper], scheme: ConceptScheme, extractor: ExtractorInfo,
+    linked: Collection[str] = (),
 ) -> Iterator[Triple]:
     """Every triple of the KG: scheme, extractor, concepts, then each paper with its
     authors and mentions. Papers are typed pkg:Paper, schema:ScholarlyArticle and
@@ -139,6 +142,8 @@ def iter_triples(
 
     Refuses (ValueError) mentions of papers not in `papers` or of concepts not in the
     scheme: a dangling link is a pipeline bug, better caught here than in SHACL.
+    `linked`: ids of concepts outside `scheme` that its triples may link to without
+    writing theirs (an update writes a part of the KG, `build.delta`).
     """
     stray = sorted(set(scheme.mentions) - {p.id for p in papers})
     if stray:
@@ -160,18 +165,17 @@ def iter_triples(
         yield param, PKG.name, Literal(key)
         yield param, PKG.value, _param_literal(value)
 
-    concepts: dict[str, URIRef] = {}
+    concepts = _ConceptIris(linked)
     for concept in scheme.concepts.values():
         c = concepts[concept.id] = concept_iri(concept.id)
-        yield c, _TYPE, _SKOS_CONCEPT
+        for kind in concept_types(concept):
+            yield c, _TYPE, kind
         yield c, _IN_SCHEME, SCHEME_IRI
         yield c, _PREF, Literal(concept.pref_label)
         for alt in concept.alt_labels:
             yield c, _ALT, Literal(alt)
         yield c, _PAPER_COUNT, _integer(concept.paper_count)
         yield c, _WEIGHT, _double(concept.weight)
-        if concept.kind != "Concept":
-            yield c, _TYPE, PKG[concept.kind]
     for concept in scheme.concepts.values():
         if concept.broader:
             yield concepts[concept.id], _BROADER, concepts[concept.broader]
@@ -208,11 +212,11 @@ def iter_triples(
                 yield a, _TYPE, _PERSON
                 yield a, _NAME, Literal(name)
         for mention in scheme.mentions.get(paper.id, ()):
-            target = concepts.get(mention.concept_id)
-            if target is None:
-                raise ValueError(
-                    f"paper {paper.id}: mention of unknown concept {mention.concept_id!r}"
-                )
+            try:
+                target = concepts[mention.concept_id]
+            except KeyError:
+                raise ValueError(f"paper {paper.id}: mention of unknown concept "
+                                 f"{mention.concept_id!r}") from None
             m = mention_iri(paper.id, mention.rank)
             yield p, _MENTIONS, target
             if mention.role in _ROLE_PREDICATE:
@@ -224,6 +228,27 @@ def iter_triples(
             yield m, _RANK, _integer(mention.rank)
             yield m, _SURFACE, Literal(mention.surface)
             yield m, _ATTRIBUTED, agent
+
+
+def concept_types(concept: Concept) -> list[URIRef]:
+    """The rdf:types `iter_triples` gives a concept."""
+    return [_SKOS_CONCEPT] if concept.kind == PLAIN_CONCEPT else [_SKOS_CONCEPT,
+                                                                  PKG[concept.kind]]
+
+
+class _ConceptIris(dict[str, URIRef]):
+    """Concept IRIs by id: the scheme's, and, made when first asked for, those of the
+    `linked` ids (of the 64k concepts, an update links to a few thousand)."""
+
+    def __init__(self, linked: Collection[str]) -> None:
+        super().__init__()
+        self._linked = linked
+
+    def __missing__(self, cid: str) -> URIRef:
+        if cid not in self._linked:
+            raise KeyError(cid)
+        iri = self[cid] = concept_iri(cid)
+        return iri
 
 
 def _identity_triples(p: URIRef, paper: Paper) -> Iterator[Triple]:

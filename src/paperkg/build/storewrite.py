@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import gzip
 from collections.abc import Collection, Iterable, Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -143,7 +142,7 @@ def _update_embedded(current: Path, target: Path, content: Content, rep: Reporte
 def _update_units(current: Path, target: Path, content: Content, delta: Delta, rep: Reporter
                   ) -> tuple[int, int]:
     """`_update_embedded` over the changed units only (`build.delta`)."""
-    from paperkg.build.delta import paper_side, sub_scheme, unit_concepts
+    from paperkg.build.delta import SchemeChange, paper_side, sub_scheme
     from paperkg.build.rdf import iter_triples
     from paperkg.vocab import paper_iri, venue_iri
 
@@ -160,18 +159,19 @@ def _update_units(current: Path, target: Path, content: Content, delta: Delta, r
             if isinstance(q.object, ox.NamedNode) and q.object.value.startswith(own + "/"):
                 old.update(store.quads_for_pattern(q.object, None, None, ox.DefaultGraph()))
     info, scheme, change = content.info, content.scheme, delta.change
-    units = unit_concepts([delta.old_scheme, scheme], change)
-    old.update(_quads(iter_triples([], sub_scheme(delta.old_scheme, units, change), info)))
+    # the changed units only; what they link to (a topic's members, a broader concept)
+    # is named, not written: its own triples are unchanged on both sides
+    old.update(_quads(iter_triples([], sub_scheme(delta.old_scheme, change.concepts, change),
+                                   info, linked=delta.old_scheme.concepts)))
     papers = [p for p in content.papers if p.id in delta.papers]
     mentions = {p.id: scheme.mentions.get(p.id, []) for p in papers}
-    nothing = replace(change, concepts=frozenset(), topics=frozenset())
-    linked = unit_concepts([scheme], nothing, (m.concept_id for ms in mentions.values()
-                                               for m in ms))
+    nothing = SchemeChange(frozenset(), frozenset(), frozenset())
     shared = {*delta.authors, *(str(venue_iri(v)) for v in delta.venues)}
     new = {q for q in _quads(paper_side(iter_triples(
-        papers, sub_scheme(scheme, linked, nothing, mentions), info)))
+        papers, sub_scheme(scheme, (), nothing, mentions), info, linked=scheme.concepts)))
         if str(q.subject)[1:-1] in shared or not _is_shared(str(q.subject)[1:-1])}
-    new.update(_quads(iter_triples([], sub_scheme(scheme, units, change), info)))
+    new.update(_quads(iter_triples([], sub_scheme(scheme, change.concepts, change), info,
+                                   linked=scheme.concepts)))
     return _apply(store, old - new, new - old, rep)
 
 

@@ -168,17 +168,23 @@ def _validate_changed(content: Content, delta: Delta, rep: Reporter) -> Content:
     mentions: a merge decided otherwise), with the concepts they link to. The other
     papers' triples are the ones validated before, linking to concepts of the scheme."""
     from paperkg.build.delta import sub_scheme, unit_concepts
-    from paperkg.build.rdf import iter_triples
+    from paperkg.build.rdf import concept_types, iter_triples
     from paperkg.build.shacl import validate_stream
+    from paperkg.vocab import concept_iri
 
     papers = [p for p in content.papers if p.id in delta.touched]
     mentions = {p.id: content.scheme.mentions.get(p.id, []) for p in papers}
+    scheme = sub_scheme(content.scheme, delta.change.concepts, delta.change, mentions)
+    # what the changed units link to is checked by its type (its own triples are as
+    # they were validated before): topic members, broader concepts, mentioned concepts
     linked = unit_concepts([content.scheme], delta.change,
                            (m.concept_id for ms in mentions.values() for m in ms))
-    scheme = sub_scheme(content.scheme, linked, delta.change, mentions)
+    context = {concept_iri(cid): concept_types(content.scheme.concepts[cid])
+               for cid in linked - delta.change.concepts}
     rep.step(f"validating against the SHACL shapes: {len(scheme.concepts)} concepts, "
              f"{len(scheme.topics)} topics, {len(papers)} papers (the changed ones)")
-    report = validate_stream(iter_triples(papers, scheme, content.info))
+    report = validate_stream(iter_triples(papers, scheme, content.info,
+                                          linked=content.scheme.concepts), context=context)
     if not report.conforms:
         raise BuildError(f"the updated graph fails SHACL validation ({report.violations} "
                          f"violation(s)):\n{report.text}")
