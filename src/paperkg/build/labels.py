@@ -113,8 +113,10 @@ def preferred_label(forms: Mapping[str, int], taken: set[str], names: NameEviden
 
     `cased` holds the prose case of capitalised forms worked out before for these very
     papers (texts unchanged: an update's memo, `canon`); the forms cased here join it."""
-    if len(forms) == 1:  # most concepts: one spelling
+    if len(forms) == 1:  # most concepts: one spelling, often in lower case already
         order = list(forms)
+        if order[0] == order[0].lower() and order[0] not in taken:
+            return order[0]
     else:
         top = max(forms.values())
         order = sorted(forms, key=lambda f: (
