@@ -168,6 +168,14 @@ def test_damaged_extraction_rows_are_discarded_with_a_warning(
     assert hits == {papers[0].id: [("a", 0.5)], papers[1].id: [("b", 0.25)]} and todo == []
     assert again.discarded == 3
     assert "3 damaged cache row(s) discarded" in capsys.readouterr().err
+    # a split parses only its papers' rows; another split finds the rows skipped before,
+    # and adding known papers writes nothing
+    one = ExtractionCache(tmp_path, info)
+    assert one.split(papers[:1]) == ({papers[0].id: [("a", 0.5)]}, [])
+    assert one.split(papers[1:]) == ({papers[1].id: [("b", 0.25)]}, [])
+    size = cache.path.stat().st_size
+    ExtractionCache(tmp_path, info).add(papers, {p.id: [("z", 1.0)] for p in papers})
+    assert cache.path.stat().st_size == size
 
 
 def test_a_damaged_cached_prior_is_learned_again(

@@ -45,6 +45,7 @@ class ExtractionCache:
         tag = hashlib.sha256(json.dumps(asdict(info), sort_keys=True).encode()).hexdigest()[:16]
         self.path = Path(cache_dir) / "extractions" / f"{tag}.jsonl"
         self._data: dict[str, Ranked] | None = None
+        self._skipped: set[str] = set()  # keys of rows not parsed (`_load`)
         self.discarded = 0
 
     @staticmethod
@@ -52,19 +53,29 @@ class ExtractionCache:
         text = document_text(paper) + "\x00" + "\x1f".join(paper.keywords)
         return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
-    def _load(self) -> dict[str, Ranked]:
-        if self._data is None:
-            self._data = {}
+    def _load(self, wanted: set[str] | None = None) -> dict[str, Ranked]:
+        """The rows by key: all of them, or (`wanted`) at least those of these keys, the
+        others' keys going to `_skipped` unparsed (an update of 100 papers parsed all
+        11,665 rows)."""
+        if self._data is None or not self._skipped.isdisjoint(
+                self._skipped if wanted is None else wanted):
+            self._data, self._skipped, self.discarded = {}, set(), 0
             if self.path.is_file():
-                self._read()
+                self._read(wanted)
         return self._data
 
-    def _read(self) -> None:
+    def _read(self, wanted: set[str] | None) -> None:
         assert self._data is not None
         with self.path.open("rb") as fh:
             for raw in fh:
                 if not raw.strip():
                     continue
+                # a row as `add` writes it starts with its key: skip it unparsed if unwanted
+                if wanted is not None and raw.startswith(b'{"k": "') and raw[39:41] == b'",':
+                    seen = raw[7:39].decode("ascii", "replace")
+                    if seen not in wanted:
+                        self._skipped.add(seen)
+                        continue
                 try:
                     row = json.loads(raw)
                     ranked = _ranked(row.get("r")) if isinstance(row, dict) else None
@@ -81,11 +92,12 @@ class ExtractionCache:
 
     def split(self, papers: Sequence[Paper]) -> tuple[dict[str, Ranked], list[Paper]]:
         """(cached results by paper id, papers still to extract)."""
-        data = self._load()
+        keys = {p.id: self.key(p) for p in papers}
+        data = self._load(set(keys.values()))
         hits: dict[str, Ranked] = {}
         todo: list[Paper] = []
         for p in papers:
-            found = data.get(self.key(p))
+            found = data.get(keys[p.id])
             if found is None:
                 todo.append(p)
             else:
@@ -93,12 +105,12 @@ class ExtractionCache:
         return hits, todo
 
     def add(self, papers: Sequence[Paper], results: dict[str, Ranked]) -> None:
-        data = self._load()
+        data = self._load(set())  # which keys are there; no row needs parsing
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.path.open("a", encoding="utf-8") as fh:
             for p in papers:
                 k = self.key(p)
-                if k not in data:
+                if k not in data and k not in self._skipped:
                     data[k] = results[p.id]
                     # a row cut short by an earlier crash must not swallow this one
                     fh.write("\n" + json.dumps({"k": k, "r": results[p.id]},

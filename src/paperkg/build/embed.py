@@ -223,6 +223,9 @@ class CachedEmbedder:
         """The cached vectors of the keys `wanted`, reading one shard at a time."""
         found: dict[bytes, np.ndarray] = {}
         for path in sorted(self.dir.glob("shard-*.npz")) if self.dir.is_dir() else []:
+            keys = _shard_keys(path)
+            if keys is not None and wanted.isdisjoint(keys):
+                continue  # its vectors are not read (an update wants a few in 100 shards)
             loaded = _read_shard(path)
             if loaded is not None:
                 keys, vecs = loaded
@@ -266,6 +269,18 @@ def _damaged_model(target: Path) -> bool:
         return bool(json.loads(sums.read_text()) != _model_sums(target))
     except (OSError, ValueError):
         return True
+
+
+def _shard_keys(path: Path) -> list[bytes] | None:
+    """The keys of a cache shard (not its vectors); None when they cannot be read (then
+    `_read_shard` says why and removes it)."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            keys = data["keys"]
+    except (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile):
+        return None
+    return [k.ljust(_KEY_BYTES, b"\0") for k in keys.tolist()] if keys.dtype == np.dtype(
+        "S12") else None
 
 
 def _read_shard(path: Path) -> tuple[list[bytes], np.ndarray] | None:
