@@ -14,8 +14,9 @@ A concept's weight `log((1+N)/(1+df)) + 1` changes only with its own paper count
 the size of the corpus the statistics were learned from, which an update keeps (before,
 N was the current paper count, and every add rewrote all 60k weights). The same units are
 what SHACL re-checks (`changed_scheme`). A changed topic brings its field, and a changed
-field its topics (and so their concepts): a topic's shape wants its field typed, a
-field's its member topics.
+field its topics: a topic's shape wants its field typed, a field's its member topics. The
+concepts a changed unit links to (a topic's members, a broader concept) are named, not
+regenerated: `rdf.iter_triples(linked=...)`, and SHACL gets their types.
 """
 
 from __future__ import annotations

@@ -163,10 +163,10 @@ def update_kg(
 
 
 def _validate_changed(content: Content, delta: Delta, rep: Reporter) -> Content:
-    """SHACL over the changed units (`build.delta`): the concepts, merge decisions and
-    topics that changed and the papers whose triples may have (new, changed, or with other
-    mentions: a merge decided otherwise), with the concepts they link to. The other
-    papers' triples are the ones validated before, linking to concepts of the scheme."""
+    """SHACL over the changed units (`build.delta`): the concepts, merge decisions,
+    topics and fields that changed and the papers whose triples may have (new, changed,
+    or with other mentions: a merge decided otherwise); the concepts they link to are
+    given by their types. The other triples are the ones validated before."""
     from paperkg.build.delta import sub_scheme, unit_concepts
     from paperkg.build.rdf import concept_types, iter_triples
     from paperkg.build.shacl import validate_stream
