@@ -21,16 +21,16 @@ import hashlib
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from paperkg.build.hierarchy import Field, Topic, broader_of, topic_hierarchy
 from paperkg.build.ingest import Paper
 from paperkg.build.kinds import PaperRoles, paper_roles, vote_kind
-from paperkg.build.labels import NameEvidence, preferred_label
+from paperkg.build.labels import CleanAbstracts, NameEvidence, preferred_label
 from paperkg.build.terms import Abbreviation, abbreviations, term_key
-from paperkg.build.text import clean_text, document_text
+from paperkg.build.text import document_text
 from paperkg.build.variants import compact, variant_targets
 from paperkg.lexicon import is_acronym
 from paperkg.vocab import slugify
@@ -207,27 +207,6 @@ def text_facts(paper: Paper) -> TextFacts:
     return TextFacts(defs, paper_roles(text, defs))
 
 
-class _Abstracts(Mapping[str, str]):
-    """Clean abstracts by paper id, each cleaned when first asked for: label casing reads
-    only the papers that write a concept with capitals."""
-
-    def __init__(self, papers: Sequence[Paper]) -> None:
-        self._papers = {p.id: p for p in papers}
-        self._done: dict[str, str] = {}
-
-    def __getitem__(self, pid: str) -> str:
-        text = self._done.get(pid)
-        if text is None:
-            text = self._done[pid] = clean_text(self._papers[pid].abstract)
-        return text
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._papers)
-
-    def __len__(self) -> int:
-        return len(self._papers)
-
-
 def build_scheme(
     extracted: Mapping[str, Sequence[tuple[str, float]]],
     papers: Sequence[Paper] = (),
@@ -335,7 +314,7 @@ def _name_concepts(
         id_of_key[key] = cid
         taken_ids.add(cid)
     parents = broader_of(surfaces)
-    names = NameEvidence(_Abstracts(papers))
+    names = NameEvidence(CleanAbstracts(papers))
     used_labels: set[str] = set()
     concepts: dict[str, Concept] = {}
     merges: list[Merge] = []

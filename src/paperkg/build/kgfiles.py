@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -60,7 +61,8 @@ class FilesWriter:
     """`write_files` in a forked process, so that an update writes its files while it
     checks SHACL and writes the store (the two take about as long; this machine has two
     cores). The abstract vectors are made here first: an embedder's model must not run in
-    a forked child. Where fork is not available the files are written by `wait`."""
+    a forked child. Fork is used on Linux only (on macOS it is unsafe once system
+    frameworks are loaded); elsewhere the files are written by `wait`."""
 
     def __init__(self, target: Path, content: Content, rejects: Sequence[Reject],
                  rep: Reporter, statistics_of: Path | None = None,
@@ -70,7 +72,7 @@ class FilesWriter:
         vectors = _doc_vectors(content, statistics_of, unchanged)
         self._args = (target, content, rejects, rep, statistics_of, unchanged, vectors)
         self._child: Any = None
-        if "fork" in multiprocessing.get_all_start_methods():
+        if sys.platform.startswith("linux"):
             ctx = multiprocessing.get_context("fork")
             self._answer, sent = ctx.Pipe(duplex=False)
             rep.step("writing the NetworkX graph, the abstract vectors and the papers "

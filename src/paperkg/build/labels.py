@@ -12,11 +12,13 @@ so "CLIP" (a model) and "clip" may both be labels; a label is never numbered.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
+from paperkg.build.ingest import Paper
+from paperkg.build.text import clean_text
 from paperkg.lexicon import is_acronym, is_common_word
 
-__all__ = ["NameEvidence", "preferred_label", "prose_case"]
+__all__ = ["CleanAbstracts", "NameEvidence", "preferred_label", "prose_case"]
 
 _SENTENCE_END = re.compile(r"[.!?:;]\s*$")
 _PAREN = re.compile(r"\s*\(")
@@ -102,6 +104,27 @@ def prose_case(form: str, is_name: bool, names: NameEvidence | None = None,
     return " ".join(w if is_acronym(w) or (names is not None and w[:1].isupper()
                                            and names.word_is_name(w, papers))
                     else w.lower() for w in form.split())
+
+
+class CleanAbstracts(Mapping[str, str]):
+    """Clean abstracts by paper id, each cleaned when first asked for: label casing reads
+    only the papers that write a concept with capitals."""
+
+    def __init__(self, papers: Sequence[Paper]) -> None:
+        self._papers = {p.id: p for p in papers}
+        self._done: dict[str, str] = {}
+
+    def __getitem__(self, pid: str) -> str:
+        text = self._done.get(pid)
+        if text is None:
+            text = self._done[pid] = clean_text(self._papers[pid].abstract)
+        return text
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._papers)
+
+    def __len__(self) -> int:
+        return len(self._papers)
 
 
 def preferred_label(forms: Mapping[str, int], taken: set[str], names: NameEvidence,
