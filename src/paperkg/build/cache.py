@@ -57,8 +57,9 @@ class ExtractionCache:
         """The rows by key: all of them, or (`wanted`) at least those of these keys, the
         others' keys going to `_skipped` unparsed (an update of 100 papers parsed all
         11,665 rows)."""
-        if self._data is None or not self._skipped.isdisjoint(
-                self._skipped if wanted is None else wanted):
+        skipped_wanted = bool(self._skipped) if wanted is None else not (
+            self._skipped.isdisjoint(wanted))
+        if self._data is None or skipped_wanted:
             self._data, self._skipped, self.discarded = {}, set(), 0
             if self.path.is_file():
                 self._read(wanted)

@@ -37,7 +37,7 @@ from paperkg.build.ingest import Paper
 from paperkg.errors import KGNotFound
 
 __all__ = ["Delta", "SchemeChange", "changed_scheme", "load_scheme", "paper_side", "plan",
-           "save_scheme", "sub_scheme", "unit_concepts"]
+           "linked_concepts", "save_scheme", "sub_scheme"]
 
 
 def save_scheme(path: Path, scheme: ConceptScheme) -> None:
@@ -134,32 +134,24 @@ def _changed(old: Iterable[Topic | Field], new: Iterable[Topic | Field]) -> set[
     return {i for i in a.keys() | b.keys() if a.get(i) != b.get(i)}
 
 
-def unit_concepts(schemes: Iterable[ConceptScheme], change: SchemeChange,
-                  mentioned: Iterable[str] = ()) -> frozenset[str]:
-    """The concepts whose triples a difference regenerates, on both sides alike: the
-    changed ones, the members of changed topics, `mentioned` ones, and their broader
-    concepts (a broader link needs its parent). Taking the same set on both sides is what
-    makes the unchanged among them cancel out."""
-    schemes = list(schemes)
-    wanted = set(change.concepts) | set(mentioned)
-    for scheme in schemes:
-        wanted.update(c for t in scheme.topics if t.id in change.topics for c in t.members)
-    todo = list(wanted)
-    while todo:
-        cid = todo.pop()
-        for scheme in schemes:
-            c = scheme.concepts.get(cid)
-            if c is not None and c.broader and c.broader not in wanted:
-                wanted.add(c.broader)
-                todo.append(c.broader)
-    return frozenset(wanted)
+def linked_concepts(scheme: ConceptScheme, change: SchemeChange,
+                    mentioned: Iterable[str] = ()) -> frozenset[str]:
+    """The concepts the changed units of `scheme` link to without describing them (the
+    members of changed topics, the broader concepts of changed ones) and the `mentioned`
+    ones: an update's SHACL check gets their types, not their triples."""
+    out = set(mentioned)
+    out.update(c for t in scheme.topics if t.id in change.topics for c in t.members)
+    for cid in change.concepts:
+        c = scheme.concepts.get(cid)
+        if c is not None and c.broader:
+            out.add(c.broader)
+    return frozenset(out - change.concepts)
 
 
 def sub_scheme(scheme: ConceptScheme, concepts: Collection[str], change: SchemeChange,
                mentions: Mapping[str, list[Mention]] | None = None) -> ConceptScheme:
-    """The part of `scheme` made of the concepts `concepts` (`unit_concepts`), the merge
-    decisions of the changed concepts and the changed topics and fields, for
-    `rdf.iter_triples`."""
+    """The part of `scheme` made of the concepts `concepts`, the merge decisions of the
+    changed concepts and the changed topics and fields, for `rdf.iter_triples`."""
     return ConceptScheme({cid: c for cid, c in scheme.concepts.items() if cid in concepts},
                          dict(mentions or {}),
                          [m for m in scheme.merges if m.concept_id in change.concepts],

@@ -167,7 +167,7 @@ def _validate_changed(content: Content, delta: Delta, rep: Reporter) -> Content:
     topics and fields that changed and the papers whose triples may have (new, changed,
     or with other mentions: a merge decided otherwise); the concepts they link to are
     given by their types. The other triples are the ones validated before."""
-    from paperkg.build.delta import sub_scheme, unit_concepts
+    from paperkg.build.delta import linked_concepts, sub_scheme
     from paperkg.build.rdf import concept_types, iter_triples
     from paperkg.build.shacl import validate_stream
     from paperkg.vocab import concept_iri
@@ -177,10 +177,9 @@ def _validate_changed(content: Content, delta: Delta, rep: Reporter) -> Content:
     scheme = sub_scheme(content.scheme, delta.change.concepts, delta.change, mentions)
     # what the changed units link to is checked by its type (its own triples are as
     # they were validated before): topic members, broader concepts, mentioned concepts
-    linked = unit_concepts([content.scheme], delta.change,
-                           (m.concept_id for ms in mentions.values() for m in ms))
-    context = {concept_iri(cid): concept_types(content.scheme.concepts[cid])
-               for cid in linked - delta.change.concepts}
+    linked = linked_concepts(content.scheme, delta.change,
+                             (m.concept_id for ms in mentions.values() for m in ms))
+    context = {concept_iri(cid): concept_types(content.scheme.concepts[cid]) for cid in linked}
     rep.step(f"validating against the SHACL shapes: {len(scheme.concepts)} concepts, "
              f"{len(scheme.topics)} topics, {len(papers)} papers (the changed ones)")
     report = validate_stream(iter_triples(papers, scheme, content.info,
