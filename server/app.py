@@ -1,13 +1,15 @@
 """The FastAPI application: wiring, startup (KG, indexes, query workers), health, VoID.
 
 `create_app(settings)` builds an app for one KG; `serve(settings)` runs it with uvicorn.
-Startup loads the KG once: the NetworkX graph and the search index live in this process,
-SPARQL runs in the worker pool (see `server.pool`).
+Startup loads a version of the KG (`paperkg_server.versions`): the NetworkX graph and the
+search index live in this process, SPARQL runs in the worker pool (`paperkg_server.pool`);
+a new version of the KG directory replaces it as a whole.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import socket
@@ -26,16 +28,13 @@ from fastapi_offline import FastAPIOffline
 
 from paperkg import __version__
 from paperkg.errors import UsageError
-from paperkg.kgdir import STORE
-from paperkg.read.kg import KnowledgeGraph, open_kg
 from paperkg.settings import Settings
 from paperkg_server import api, pages, sparql, views
 from paperkg_server.context import Context, get_context
 from paperkg_server.errors import install_handlers
 from paperkg_server.headers import SharedHeaders
 from paperkg_server.openapi import document_errors
-from paperkg_server.pool import QueryPool, StoreSpec
-from paperkg_server.snapshot import remove_snapshot, take_snapshot
+from paperkg_server.versions import close_version, follow, open_version
 from paperkg_server.void import void_graph
 
 __all__ = ["app_from_env", "create_app", "serve"]
@@ -46,16 +45,18 @@ def create_app(settings: Settings) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        kg = open_kg(Path(settings.kg))
-        reader = await asyncio.to_thread(kg.reader, "memory")
-        pool = QueryPool(_store_spec(kg), settings.query_workers, settings.deadline,
-                         settings.query_queue, settings.query_memory_mb)
-        await pool.start()
-        app.state.ctx = Context(settings, kg, reader, pool)
+        source = Path(settings.kg).resolve()
+        app.state.ctx = await open_version(settings, source)
+        watcher = (asyncio.get_running_loop().create_task(follow(app.state, settings, source))
+                   if settings.reload_interval > 0 else None)
         try:
             yield
         finally:
-            await pool.close()
+            if watcher is not None:
+                watcher.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await watcher
+            await close_version(app.state.ctx)
 
     # Swagger UI and ReDoc from the fastapi-offline package: /docs works offline
     app = FastAPIOffline(
@@ -94,48 +95,39 @@ def create_app(settings: Settings) -> FastAPI:
     return app
 
 
-def _store_spec(kg: KnowledgeGraph) -> StoreSpec:
-    """The embedded store of the KG directory, or the SPARQL server graph its manifest
-    names (a KG built with --store URL)."""
-    remote = kg.manifest.get("store")
-    if isinstance(remote, dict) and remote.get("url"):
-        return StoreSpec(url=str(remote["url"]), graph=str(remote.get("graph") or ""))
-    return StoreSpec(path=str(kg.path / STORE))
-
-
 def app_from_env() -> FastAPI:
     """For other ASGI servers: `uvicorn --factory server.app:app_from_env` (PAPERKG_* vars)."""
     return create_app(Settings.from_env())
 
 
 def serve(settings: Settings) -> None:
-    """Run the service in the foreground (what `paperkg serve` does): on a snapshot of the
-    KG, so it serves one version until it stops (see `paperkg_server.snapshot`)."""
+    """Run the service in the foreground (what `paperkg serve` does). Each process serves
+    a snapshot of the KG, and switches to a new version as a whole
+    (`paperkg_server.versions`)."""
     import uvicorn
 
     check_port(settings.host, settings.port)
-    snap = take_snapshot(settings.kg)
-    # uvicorn re-raises SIGTERM once shut down; exiting through Python removes the snapshot
+    # uvicorn re-raises SIGTERM once shut down; exiting through Python ends cleanly
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    served = replace(settings, kg=snap)
+    served = replace(settings, kg=Path(settings.kg).resolve())
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
     log_level = "debug" if settings.debug else "warning"
-    try:
-        print(f"paperkg: serving {settings.kg} on http://{settings.host}:{settings.port}/ "
-              f"(deadline {settings.deadline:g} s, row cap {settings.row_cap or 'none'}, "
-              f"{settings.http_workers} HTTP worker(s) with {settings.query_workers} query "
-              "workers each; a rebuild is served after a restart)", flush=True)
-        if settings.http_workers <= 1:
-            uvicorn.run(create_app(served), host=settings.host, port=settings.port,
-                        log_level=log_level, access_log=settings.debug)
-            return
-        # Several processes share the port; each builds its app from the same settings.
-        os.environ.update(served.to_env())
-        uvicorn.run("paperkg_server.app:app_from_env", factory=True,
-                    workers=settings.http_workers, host=settings.host, port=settings.port,
+    follows = (f"a new version (build, add, remove) is served once loaded, checked every "
+               f"{settings.reload_interval:g} s" if settings.reload_interval > 0
+               else "a new version is served after a restart")
+    print(f"paperkg: serving {settings.kg} on http://{settings.host}:{settings.port}/ "
+          f"(deadline {settings.deadline:g} s, row cap {settings.row_cap or 'none'}, "
+          f"{settings.http_workers} HTTP worker(s) with {settings.query_workers} query "
+          f"workers each; {follows})", flush=True)
+    if settings.http_workers <= 1:
+        uvicorn.run(create_app(served), host=settings.host, port=settings.port,
                     log_level=log_level, access_log=settings.debug)
-    finally:
-        remove_snapshot(snap)
+        return
+    # Several processes share the port; each builds its app from the same settings.
+    os.environ.update(served.to_env())
+    uvicorn.run("paperkg_server.app:app_from_env", factory=True,
+                workers=settings.http_workers, host=settings.host, port=settings.port,
+                log_level=log_level, access_log=settings.debug)
 
 
 def check_port(host: str, port: int) -> None:

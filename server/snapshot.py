@@ -3,10 +3,10 @@
 A rebuild replaces the KG directory as a whole (rename), and the old one is deleted. A
 server that kept reading the path would mix versions: query workers respawned after a
 deadline would open the new store while the in-memory index stays on the old one. So
-`paperkg serve` takes a snapshot first and every process (HTTP workers, their query
-workers, the index) opens that: the store's .sst files are immutable and hard-linked
-(no copy, no extra space), the small mutable files copied. A rebuild is picked up by
-restarting the server.
+each server process takes a snapshot first, and its index and query workers open
+that: the store's .sst files are immutable and hard-linked
+(no copy, no extra space), the small mutable files copied. A new version gets a snapshot
+of its own (`paperkg_server.versions`).
 """
 
 from __future__ import annotations

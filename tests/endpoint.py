@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import IO
 
 import httpx
+import pyoxigraph as ox
 
 from .serving import free_port, stop
 
@@ -69,3 +70,24 @@ def copy_kg(kg: Path, target: Path) -> Path:
     """A copy of a built KG directory that a test may change."""
     shutil.copytree(kg, target)
     return target
+
+
+def swap_in_a_rebuild(kg: Path, extra: int) -> None:
+    """What a rebuild does to a served directory: a new KG renamed into place, the old
+    one removed. The new one has `extra` more triples, and one more paper ("hrebuilt")."""
+    new = copy_kg(kg, kg.with_name(kg.name + ".new"))
+    store = ox.Store(str(new / "store"))
+    paper = ox.NamedNode("https://w3id.org/paperkg/paper/hrebuilt")
+    pkg = "https://w3id.org/paperkg/ontology#"
+    for p, o in [("http://www.w3.org/1999/02/22-rdf-syntax-ns#type", ox.NamedNode(pkg + "Paper")),
+                 ("http://www.w3.org/2000/01/rdf-schema#label", ox.Literal("Rebuilt")),
+                 ("http://purl.org/dc/terms/abstract", ox.Literal("A paper added later."))]:
+        store.add(ox.Quad(paper, ox.NamedNode(p), o))
+    for i in range(extra - 3):
+        store.add(ox.Quad(paper, ox.NamedNode(pkg + "note"), ox.Literal(str(i))))
+    store.flush()
+    del store
+    old = kg.with_name(kg.name + ".old")
+    kg.rename(old)
+    new.rename(kg)
+    shutil.rmtree(old)

@@ -16,10 +16,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
-import pyoxigraph as ox
 import pytest
 
-from .endpoint import Server, copy_kg, running
+from .endpoint import Server, copy_kg, running, swap_in_a_rebuild
 from .serving import error
 
 CROSS_JOIN = "SELECT ?a ?c ?d ?f { ?a ?b ?c . ?d ?e ?f } ORDER BY ?c ?f LIMIT 1"
@@ -319,38 +318,19 @@ def test_a_port_in_use_is_one_line_before_serving(demo_kg: Path) -> None:
 # ------------------------------------------------------------------ one KG version (item 16)
 
 
-def _swap_in_a_rebuild(kg: Path, extra: int) -> None:
-    """What a rebuild does to a served directory: a new KG renamed into place, the old
-    one removed. The new one has `extra` more triples (and one more paper)."""
-    new = copy_kg(kg, kg.with_name(kg.name + ".new"))
-    store = ox.Store(str(new / "store"))
-    paper = ox.NamedNode("https://w3id.org/paperkg/paper/hrebuilt")
-    pkg = "https://w3id.org/paperkg/ontology#"
-    store.add(ox.Quad(paper, ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"),
-                      ox.NamedNode(pkg + "Paper")))
-    for i in range(extra - 1):
-        store.add(ox.Quad(paper, ox.NamedNode(pkg + "note"), ox.Literal(str(i))))
-    store.flush()
-    del store
-    old = kg.with_name(kg.name + ".old")
-    kg.rename(old)
-    new.rename(kg)
-    import shutil
-
-    shutil.rmtree(old)
-
-
 def test_a_rebuild_under_a_running_server_does_not_mix_versions(
         demo_kg: Path, tmp_path: Path) -> None:
     kg = copy_kg(demo_kg, tmp_path / "kg")
-    with running(kg, "--deadline", "1", "--query-workers", "1") as s, \
-            httpx.Client(base_url=s.url, timeout=30) as c:
+    # --reload-interval 0: it serves the version it opened (tests/test_versions.py: it
+    # switches to a new one as a whole)
+    with running(kg, "--deadline", "1", "--query-workers", "1", "--reload-interval", "0") \
+            as s, httpx.Client(base_url=s.url, timeout=30) as c:
         def triples() -> int:
             resp = c.get("/sparql", params={"query": COUNT, "format": "json"})
             return int(resp.json()["results"]["bindings"][0]["n"]["value"])
 
         before, papers = triples(), c.get("/healthz").json()["papers"]
-        _swap_in_a_rebuild(kg, extra=500)
+        swap_in_a_rebuild(kg, extra=500)
         # a query past the deadline gets its worker killed and a new one started
         error(c.get("/sparql", params={"query": SLOW}), 503, "deadline_exceeded")
         time.sleep(3)

@@ -112,6 +112,10 @@ class Settings:
     http_workers: int = _opt(
         2, "HTTP server processes (2 uses both cores of a 2-core machine); each loads the "
         "KG's index and has its own SPARQL workers", "serve")
+    reload_interval: float = _opt(
+        2.0, "seconds between checks for a new version of the KG directory (a build, add or "
+        "remove); it is loaded beside the one being served and replaces it as a whole "
+        "(0: serve the version opened at start until a restart)", "serve")
     cors_origins: str = _opt(
         "", "comma-separated origins allowed to call the service from a browser ('*' = any)",
         "serve")
