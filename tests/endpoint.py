@@ -79,9 +79,11 @@ def swap_in_a_rebuild(kg: Path, extra: int) -> None:
     store = ox.Store(str(new / "store"))
     paper = ox.NamedNode("https://w3id.org/paperkg/paper/hrebuilt")
     pkg = "https://w3id.org/paperkg/ontology#"
-    for p, o in [("http://www.w3.org/1999/02/22-rdf-syntax-ns#type", ox.NamedNode(pkg + "Paper")),
-                 ("http://www.w3.org/2000/01/rdf-schema#label", ox.Literal("Rebuilt")),
-                 ("http://purl.org/dc/terms/abstract", ox.Literal("A paper added later."))]:
+    facts: list[tuple[str, ox.NamedNode | ox.Literal]] = [
+        ("http://www.w3.org/1999/02/22-rdf-syntax-ns#type", ox.NamedNode(pkg + "Paper")),
+        ("http://www.w3.org/2000/01/rdf-schema#label", ox.Literal("Rebuilt")),
+        ("http://purl.org/dc/terms/abstract", ox.Literal("A paper added later."))]
+    for p, o in facts:
         store.add(ox.Quad(paper, ox.NamedNode(p), o))
     for i in range(extra - 3):
         store.add(ox.Quad(paper, ox.NamedNode(pkg + "note"), ox.Literal(str(i))))
