@@ -154,6 +154,11 @@ class RemoteStore(GraphWriter):
             "answer may be cut short (Virtuoso's ResultSetMaxRows does that silently); add "
             "LIMIT/OFFSET to page through it, or raise the cap (PAPERKG_STORE_MAX_ROWS)")
 
+    def values(self, sparql: str) -> Iterator[tuple[str, ...]]:
+        """See `paperkg.store.Store.values`."""
+        for row in self.query(sparql).rows:
+            yield tuple("" if term is None else term.value for term in row)
+
     def triple_count(self) -> int:
         res = self.query("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
         if not res.rows or res.rows[0][0] is None:

@@ -12,6 +12,7 @@ from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 
 import numpy as np
 
@@ -57,14 +58,17 @@ class TextIndex:
 
     def __init__(self, papers: Iterable[PaperInfo], concepts: Iterable[ConceptInfo],
                  corpus_size: int | None = None) -> None:
-        postings: dict[str, tuple[array[int], array[float]]] = {}
         self._docs: list[_Doc] = []
+        # every (term, document, weight) in three flat columns, grouped by term at the end:
+        # one list operation per document instead of two appends per posting (a third of
+        # the server's startup on the full corpus)
+        term_ids: dict[str, int] = {}
+        t_col, d_col, w_col = array("i"), array("i"), array("f")
 
         def add(doc: _Doc, weighted: dict[str, float]) -> None:
-            for term, w in weighted.items():
-                docs, weights = postings.setdefault(term, (array("i"), array("f")))
-                docs.append(len(self._docs))
-                weights.append(w)
+            t_col.extend([term_ids.setdefault(t, len(term_ids)) for t in weighted])
+            d_col.extend(repeat(len(self._docs), len(weighted)))
+            w_col.extend(weighted.values())
             self._docs.append(doc)
 
         for p in papers:
@@ -72,9 +76,14 @@ class TextIndex:
         for c in concepts:
             add(_Doc("concept", c.id, c.label, "; ".join(c.alt_labels[:5])),
                 _concept_weights(c))
-        self._postings = {t: (np.frombuffer(d, dtype=np.int32).copy(),
-                              np.frombuffer(w, dtype=np.float32).copy())
-                          for t, (d, w) in postings.items()}
+        terms = np.frombuffer(t_col, dtype=np.int32)
+        order = np.argsort(terms, kind="stable")  # each term's documents stay in order
+        docs = np.frombuffer(d_col, dtype=np.int32)[order]
+        weights = np.frombuffer(w_col, dtype=np.float32)[order]
+        ends = np.cumsum(np.bincount(terms, minlength=len(term_ids))).tolist()
+        starts = [0, *ends[:-1]]
+        self._postings = {t: (docs[starts[i]:ends[i]], weights[starts[i]:ends[i]])
+                          for t, i in term_ids.items()}
         self._is_paper = np.array([d.kind == "paper" for d in self._docs], dtype=bool)
         # each document's place in (kind, id) order: the tie-break every back end shares
         by_name = sorted(range(len(self._docs)), key=lambda i: (self._docs[i].kind,
