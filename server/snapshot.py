@@ -61,8 +61,12 @@ def take_snapshot(kg: Path) -> Path:
     except OSError:  # a read-only parent: a temporary directory (copies, no links)
         target = Path(tempfile.mkdtemp(prefix=prefix))
     snap = target / kg.name
-    shutil.copytree(kg, snap, copy_function=_link_or_copy,
-                    ignore=shutil.ignore_patterns("export", "LOCK"))
+    try:
+        shutil.copytree(kg, snap, copy_function=_link_or_copy,
+                        ignore=shutil.ignore_patterns("export", "LOCK"))
+    except BaseException:  # e.g. the directory replaced under the copy: leave nothing
+        shutil.rmtree(target, ignore_errors=True)
+        raise
     return snap
 
 

@@ -89,11 +89,8 @@ async def open_version(settings: Settings, source: Path) -> Context:
     return Context(settings, kg, reader, pool, snapshot=snap, stamp=current)
 
 
-async def close_version(ctx: Context, after: float = 0.0) -> None:
-    """Stop the version's query workers and remove its snapshot, `after` seconds from now
-    (so that the requests it is answering can end)."""
-    if after:
-        await asyncio.sleep(after)
+async def close_version(ctx: Context) -> None:
+    """Stop the version's query workers and remove its snapshot."""
     await ctx.pool.close()
     if ctx.snapshot is not None:
         remove_snapshot(ctx.snapshot)
@@ -109,7 +106,8 @@ def _give_back_memory() -> None:
 
 
 async def _retire(ctx: Context, after: float) -> None:
-    """Close a version once its requests are over; at once if cancelled (shutdown)."""
+    """Close a version `after` seconds from now, when the requests it was answering are
+    over; at once if cancelled (the server is shutting down)."""
     try:
         await asyncio.sleep(after)
     finally:
