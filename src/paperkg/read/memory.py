@@ -9,7 +9,8 @@ and the term counts. Each question then takes well under a millisecond.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import networkx as nx
@@ -31,7 +32,7 @@ from paperkg.read.questions import (
 from paperkg.read.textindex import TextIndex
 from paperkg.read.walk import Walker
 from paperkg.sparqltext import with_prefixes
-from paperkg.store import Store
+from paperkg.store import OxigraphStore, Store
 from paperkg.vocab import CONCEPT_TYPES, PLAIN_CONCEPT, iri_id, type_name
 
 __all__ = ["CorpusData", "MemoryReader"]
@@ -57,43 +58,34 @@ class CorpusData:
         return data
 
     def _load(self, store: Store) -> None:
-        def rows(sparql: str) -> Iterable[tuple[str, ...]]:
-            return store.values(with_prefixes(sparql))
-
+        got = _read_side_by_side(store)
         authors: dict[str, list[str]] = defaultdict(list)
-        for p, _, name in _joined(rows, "?p dcterms:creator ?a", "?a foaf:name ?n"):
+        for p, _, name in _joined(got["creator"], got["name"]):
             authors[p].append(name)
-        for p, label, title, abstract, decision, url in rows("""
-            SELECT ?p ?label ?title ?abstract ?decision ?url WHERE {
-              ?p a pkg:Paper ; rdfs:label ?label ; dcterms:abstract ?abstract .
-              OPTIONAL { ?p dcterms:title ?title } OPTIONAL { ?p pkg:decision ?decision }
-              OPTIONAL { ?p schema:url ?url } }"""):
+        for p, label, title, abstract, decision, url in got["papers"]:
             pid = iri_id(p)
             self.papers[pid] = PaperInfo(pid, label, title, abstract, type_name(decision)
                                          if decision else "", url,
                                          tuple(sorted(authors.get(p, ()))))
         alts: dict[str, list[str]] = defaultdict(list)
-        for c, alt in rows("SELECT ?c ?alt WHERE { ?c a skos:Concept ; skos:altLabel ?alt }"):
+        for c, alt in got["alts"]:
             alts[c].append(alt)
         types: dict[str, list[str]] = defaultdict(list)
-        for c, t in rows("SELECT ?c ?t WHERE { ?c a skos:Concept , ?t . "
-                         "FILTER(?t != skos:Concept) }"):
+        for c, t in got["types"]:
             types[c].append(type_name(t))
-        groups = {c: (t, f) for c, t, f in rows(topic_query())}
-        for c, label, n, w in _joined(rows, "?c a skos:Concept", "?c skos:prefLabel ?l",
-                                      "?c pkg:paperCount ?n", "?c pkg:weight ?w"):
+        groups = {c: (t, f) for c, t, f in got["topics"]}
+        for c, label, n, w in _joined(got["concept"], got["label"], got["count"],
+                                      got["weight"]):
             cid = iri_id(c)
             self.concepts[cid] = ConceptInfo(cid, label, tuple(sorted(alts.get(c, ()))),
                                              int(n), float(w), tuple(sorted(types.get(c, ()))),
                                              *groups.get(c, ("", "")))
-        for p, _, c, score, rank in _joined(rows, "?p pkg:hasMention ?m", "?m pkg:concept ?c",
-                                            "?m pkg:score ?s", "?m pkg:rank ?r"):
+        for p, _, c, score, rank in _joined(got["mention"], got["mentioned"], got["score"],
+                                            got["rank"]):
             pid, cid = iri_id(p), iri_id(c)
             self.mentions.setdefault(pid, []).append((cid, float(score), int(rank)))
             self.concept_papers.setdefault(cid, []).append((pid, float(score)))
-        for p, c, role in rows("""
-            SELECT ?p ?c ?role WHERE { { ?p pkg:proposes ?c BIND("proposes" AS ?role) }
-              UNION { ?p pkg:evaluatesOn ?c BIND("evaluatesOn" AS ?role) } }"""):
+        for p, c, role in got["roles"]:
             self.roles.setdefault((iri_id(p), iri_id(c)), role)
         for links in self.mentions.values():
             links.sort(key=lambda x: x[2])
@@ -101,20 +93,50 @@ class CorpusData:
             papers.sort(key=lambda x: (-x[1], x[0]))
 
 
-def _joined(rows: Callable[[str], Iterable[tuple[str, ...]]], lead: str,
-            *attributes: str) -> Iterator[tuple[str, ...]]:
-    """The rows of the triple pattern `lead`, each followed by the value of each of
-    `attributes` (patterns on `lead`'s last variable); a row lacking one is left out, as
-    in a join. Each pattern alone is one index scan, where Oxigraph took about twice as
-    long to join them (the 115k mentions: 3.9 s as one query). An attribute has one
-    value per subject (the ontology's shapes say so)."""
-    def variables(pattern: str) -> str:
-        return " ".join(t for t in pattern.split() if t.startswith("?"))
+# What the memory back end reads. Mentions, concepts and authors are read as one-pattern
+# scans joined in Python (`_joined`): Oxigraph took about twice as long to join them (the
+# 115k mentions: 3.9 s as one query, about 2 s as four scans).
+_QUERIES: dict[str, str] = {
+    "creator": "SELECT ?p ?a WHERE { ?p dcterms:creator ?a }",
+    "name": "SELECT ?a ?n WHERE { ?a foaf:name ?n }",
+    "papers": """SELECT ?p ?label ?title ?abstract ?decision ?url WHERE {
+        ?p a pkg:Paper ; rdfs:label ?label ; dcterms:abstract ?abstract .
+        OPTIONAL { ?p dcterms:title ?title } OPTIONAL { ?p pkg:decision ?decision }
+        OPTIONAL { ?p schema:url ?url } }""",
+    "alts": "SELECT ?c ?alt WHERE { ?c a skos:Concept ; skos:altLabel ?alt }",
+    "types": "SELECT ?c ?t WHERE { ?c a skos:Concept , ?t . FILTER(?t != skos:Concept) }",
+    "topics": topic_query(),
+    "concept": "SELECT ?c WHERE { ?c a skos:Concept }",
+    "label": "SELECT ?c ?l WHERE { ?c skos:prefLabel ?l }",
+    "count": "SELECT ?c ?n WHERE { ?c pkg:paperCount ?n }",
+    "weight": "SELECT ?c ?w WHERE { ?c pkg:weight ?w }",
+    "mention": "SELECT ?p ?m WHERE { ?p pkg:hasMention ?m }",
+    "mentioned": "SELECT ?m ?c WHERE { ?m pkg:concept ?c }",
+    "score": "SELECT ?m ?s WHERE { ?m pkg:score ?s }",
+    "rank": "SELECT ?m ?r WHERE { ?m pkg:rank ?r }",
+    "roles": """SELECT ?p ?c ?role WHERE { { ?p pkg:proposes ?c BIND("proposes" AS ?role) }
+        UNION { ?p pkg:evaluatesOn ?c BIND("evaluatesOn" AS ?role) } }""",
+}
+#: scans of the embedded store run side by side: pyoxigraph lets go of the GIL while it
+#: scans (four mention scans: 3.6 s one after another, 1.5 s in four threads on two cores).
+#: A SPARQL server's are read one by one, with one client and its authentication state.
+_READERS = 4
 
-    columns: list[dict[str, str]] = [
-        {subject: value for subject, value in rows(f"SELECT {variables(a)} WHERE {{ {a} }}")}
-        for a in attributes]
-    for row in rows(f"SELECT {variables(lead)} WHERE {{ {lead} }}"):
+
+def _read_side_by_side(store: Store) -> dict[str, list[tuple[str, ...]]]:
+    readers = _READERS if isinstance(store, OxigraphStore) else 1
+    with ThreadPoolExecutor(readers, thread_name_prefix="paperkg-read") as pool:
+        answers = pool.map(lambda q: list(store.values(with_prefixes(q))), _QUERIES.values())
+        return dict(zip(_QUERIES, answers, strict=True))
+
+
+def _joined(lead: Iterable[tuple[str, ...]],
+            *attributes: Iterable[tuple[str, ...]]) -> Iterator[tuple[str, ...]]:
+    """Each row of `lead`, followed by the value of each attribute (rows of (subject,
+    value)) for the row's last column; a row lacking one is left out, as in a join. An
+    attribute has one value per subject (the ontology's shapes say so)."""
+    columns: list[dict[str, str]] = [{s: v for s, v in a} for a in attributes]
+    for row in lead:
         key = row[-1]
         if all(key in column for column in columns):
             yield (*row, *(column[key] for column in columns))
