@@ -74,12 +74,22 @@ def _snapshot(source: Path) -> tuple[Path, Stamp | None]:
                  "try again when the updates have stopped")
 
 
+def _give_back_memory() -> None:
+    """Return freed memory to the system: the collector finds cycles, and glibc's
+    `malloc_trim` hands back the freed heap. Without it the process keeps the size it had
+    while reading a version (its scans' answers) or holding two."""
+    gc.collect()
+    with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to trim
+        ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim(0)
+
+
 async def open_version(settings: Settings, source: Path) -> Context:
     """Snapshot, index and query workers of the KG now at `source`."""
     snap, current = await asyncio.to_thread(_snapshot, source)
     try:
         kg = open_kg(snap)
         reader = await asyncio.to_thread(kg.reader, "memory")
+        _give_back_memory()
         pool = QueryPool(_store_spec(kg), settings.query_workers, settings.deadline,
                          settings.query_queue, settings.query_memory_mb)
         await pool.start()
@@ -94,15 +104,6 @@ async def close_version(ctx: Context) -> None:
     await ctx.pool.close()
     if ctx.snapshot is not None:
         remove_snapshot(ctx.snapshot)
-
-
-def _give_back_memory() -> None:
-    """Return the old version's freed memory to the system: the collector finds its
-    cycles, and glibc's `malloc_trim` hands back the freed heap (without it the process
-    stays at the size it had with both versions loaded)."""
-    gc.collect()
-    with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to trim
-        ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim(0)
 
 
 async def _retire(ctx: Context, after: float) -> None:
