@@ -4,11 +4,15 @@ while the old one goes on serving (`paperkg_server.versions`)."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import httpx
 
+from .conftest import SOURCES
 from .endpoint import copy_kg, running, swap_in_a_rebuild
 
 COUNT = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
@@ -77,3 +81,36 @@ def test_a_damaged_new_version_is_reported_and_the_old_one_served(
         assert "could not be opened" in s.output() and "manifest.json" in s.output()
         assert "Traceback" not in s.output()
         assert _observe(c) == old
+
+
+def test_a_paper_added_with_paperkg_add_is_served_without_a_restart(
+        demo_kg: Path, cache_dir: Path, tmp_path: Path) -> None:
+    """The living KG end to end: `paperkg add` of a real arXiv record (read in place from
+    the shared samples) beside a running server; the server then answers for it."""
+    kg = copy_kg(demo_kg, tmp_path / "kg")
+    record = json.loads((SOURCES / "arxiv_snapshot.jsonl").read_text(
+        encoding="utf-8").splitlines()[0])
+    new = tmp_path / "new.jsonl"
+    new.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    with running(kg, "--reload-interval", "0.2") as s, \
+            httpx.Client(base_url=s.url, timeout=30) as c:
+        papers = c.get("/healthz").json()["papers"]
+        hits = c.get("/api/search", params={"q": record["title"], "kind": "paper"}).json()
+        assert all(h["label"] != record["title"] for h in hits["hits"])
+        added = subprocess.run(
+            [sys.executable, "-m", "paperkg.cli", "add", "--kg", str(kg), str(new),
+             "--format", "arxiv-snapshot", "--cache-dir", str(cache_dir)],
+            capture_output=True, text=True, timeout=600)
+        assert added.returncode == 0, added.stderr
+        end = time.monotonic() + 60
+        while c.get("/healthz").json()["papers"] != papers + 1 and time.monotonic() < end:
+            time.sleep(0.2)
+        assert c.get("/healthz").json()["papers"] == papers + 1
+        hits = c.get("/api/search", params={"q": record["title"], "kind": "paper"}).json()
+        found = [h for h in hits["hits"] if h["label"] == " ".join(record["title"].split())]
+        assert found, hits
+        paper = c.get(f"/api/papers/{found[0]['id']}").json()
+        assert paper["concepts"], paper
+        ask = c.get("/sparql", params={"query": f"ASK {{ <{paper['iri']}> ?p ?o }}",
+                                       "format": "json"}).json()
+        assert ask["boolean"] is True

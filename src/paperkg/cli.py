@@ -37,13 +37,18 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _format_alias(c: argparse.ArgumentParser) -> None:
+    """`--format` names the input format wherever inputs are read (`build`, `add`)."""
+    c.add_argument("--format", dest="input_format", default=argparse.SUPPRESS,
+                   help="same as --input-format")
+
+
 def _build_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Commands that make or change a KG (the build side)."""
     c = sub.add_parser("build", help="build a KG from seed .txt, .jsonl[.gz] and source "
                                      "files (OpenReview, arXiv, OpenAlex, S2, BibTeX, RIS, CSV)")
     c.add_argument("inputs", nargs="+", type=Path, metavar="INPUT")
-    c.add_argument("--format", dest="input_format", default=argparse.SUPPRESS,
-                   help="same as --input-format")
+    _format_alias(c)
     c.add_argument("--out", type=Path, required=True, metavar="KG_DIR")
     c.add_argument("--skip-invalid", action="store_true",
                    help="keep valid records; write rejected ones to KG_DIR/rejects.jsonl")
@@ -59,6 +64,7 @@ def _build_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                                    "without a rebuild")
     c.add_argument("inputs", nargs="*", type=Path, metavar="INPUT",
                    help="papers to add (none: only --relearn-statistics)")
+    _format_alias(c)
     c.add_argument("--skip-invalid", action="store_true",
                    help="keep valid records; write rejected ones to KG_DIR/rejects.jsonl")
     c.add_argument("--relearn-statistics", action="store_true", help=relearn)

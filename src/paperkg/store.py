@@ -81,8 +81,9 @@ class Store(Protocol):
         ...
 
     def values(self, sparql: str) -> Iterator[tuple[str, ...]]:
-        """A SELECT's rows as plain strings ("" where unbound): a bulk read that needs
-        neither term kinds nor datatypes (the memory back end reads the KG this way)."""
+        """A SELECT's rows as plain strings: an IRI or a literal's lexical form, "" where
+        unbound. A bulk read that needs neither term kinds nor datatypes (the memory back
+        end reads the KG this way); blank nodes' labels are each store's own."""
         ...
 
     def triple_count(self) -> int: ...
