@@ -34,7 +34,7 @@ from paperkg_server.context import Context, get_context
 from paperkg_server.errors import install_handlers
 from paperkg_server.headers import SharedHeaders
 from paperkg_server.openapi import document_errors
-from paperkg_server.versions import close_version, follow, open_version
+from paperkg_server.versions import close_version, open_version, watch
 from paperkg_server.void import void_graph
 
 __all__ = ["app_from_env", "create_app", "serve"]
@@ -47,8 +47,8 @@ def create_app(settings: Settings) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         source = Path(settings.kg).resolve()
         app.state.ctx = await open_version(settings, source)
-        watcher = (asyncio.get_running_loop().create_task(follow(app.state, settings, source))
-                   if settings.reload_interval > 0 else None)
+        watcher = (watch(app.state, settings, source) if settings.reload_interval > 0
+                   else None)
         try:
             yield
         finally:

@@ -19,6 +19,7 @@ import ctypes
 import ctypes.util
 import gc
 import sys
+import traceback
 from pathlib import Path
 
 from paperkg.errors import UserError
@@ -29,7 +30,7 @@ from paperkg_server.context import Context
 from paperkg_server.pool import QueryPool, StoreSpec
 from paperkg_server.snapshot import remove_snapshot, take_snapshot
 
-__all__ = ["Stamp", "close_version", "follow", "open_version", "stamp"]
+__all__ = ["Stamp", "close_version", "follow", "open_version", "stamp", "watch"]
 
 Stamp = tuple[int, int, int]  # the manifest's inode, size and modification time
 
@@ -151,3 +152,21 @@ async def follow(state: object, settings: Settings, source: Path) -> None:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+
+
+def watch(state: object, settings: Settings, source: Path) -> asyncio.Task[None]:
+    """`follow` as a task of the running loop. Should it end by a bug, the server says
+    so (and how to recover) instead of silently serving one version from then on."""
+    task = asyncio.get_running_loop().create_task(follow(state, settings, source))
+
+    def report(done: asyncio.Task[None]) -> None:
+        if done.cancelled() or done.exception() is None:
+            return
+        err = done.exception()
+        traceback.print_exception(err)
+        print(f"paperkg: error: the server stopped following {source} ({type(err).__name__}: "
+              f"{err}); it goes on serving the version it has; restart it to follow "
+              "updates again", file=sys.stderr, flush=True)
+
+    task.add_done_callback(report)
+    return task
