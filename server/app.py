@@ -78,8 +78,10 @@ def create_app(settings: Settings) -> FastAPI:
 
     @app.get("/healthz", tags=["service"], summary="liveness and readiness")
     async def healthz(ctx: Annotated[Context, Depends(get_context)]) -> dict[str, object]:
+        manifest = ctx.kg.manifest  # when the served version was written: it tells versions apart
+        written = manifest.get("update", {}).get("at") or manifest.get("built_at")
         return {"status": "ok", "version": __version__, **ctx.reader.counts(),
-                "query_workers_idle": ctx.pool.ready,
+                "kg_written_at": written, "query_workers_idle": ctx.pool.ready,
                 "queries_killed": ctx.pool.killed,
                 "uptime_s": round(time.time() - ctx.started, 1)}
 

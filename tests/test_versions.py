@@ -94,7 +94,8 @@ def test_a_paper_added_with_paperkg_add_is_served_without_a_restart(
     new.write_text(json.dumps(record) + "\n", encoding="utf-8")
     with running(kg, "--reload-interval", "0.2") as s, \
             httpx.Client(base_url=s.url, timeout=30) as c:
-        papers = c.get("/healthz").json()["papers"]
+        health = c.get("/healthz").json()
+        papers = health["papers"]
         hits = c.get("/api/search", params={"q": record["title"], "kind": "paper"}).json()
         assert all(h["label"] != record["title"] for h in hits["hits"])
         added = subprocess.run(
@@ -105,7 +106,9 @@ def test_a_paper_added_with_paperkg_add_is_served_without_a_restart(
         end = time.monotonic() + 60
         while c.get("/healthz").json()["papers"] != papers + 1 and time.monotonic() < end:
             time.sleep(0.2)
-        assert c.get("/healthz").json()["papers"] == papers + 1
+        now = c.get("/healthz").json()
+        assert now["papers"] == papers + 1
+        assert now["kg_written_at"] > health["kg_written_at"]  # the add's time, ISO 8601
         hits = c.get("/api/search", params={"q": record["title"], "kind": "paper"}).json()
         found = [h for h in hits["hits"] if h["label"] == " ".join(record["title"].split())]
         assert found, hits
