@@ -3,10 +3,12 @@
     python bench/judge_sample.py run --n 15 [--code OLD_SRC --tag=-before] [--embedder onnx]
     python bench/judge_sample.py sheet --n 15          # one line per distinct label to judge
     python bench/judge_sample.py score --n 15          # precision per system, from the sheet
+    python bench/judge_sample.py run --input ../shared/data/sources/arxiv_oai.xml  # any source
 
 The papers are the LAST n (before the last --skip) of the keyword benchmark's held-out sample
 (bench/keywords_eval.held_out), so neither the benchmark's first papers nor anything used
-for fitting; their keywords are not given (a corpus without keywords). `run` writes each
+for fitting; their keywords are not given (a corpus without keywords); or, with --input,
+every record of a source file (text unlike ICLR: arXiv, OpenAlex). `run` writes each
 system's `paperkg extract` output; `sheet` writes every distinct (paper, label) pair of all
 systems, sorted, without saying which system produced it, with an empty verdict column;
 the judge fills in 1 (good) or 0 by THE RULE below; `score` reports, per system, the
@@ -52,23 +54,31 @@ def _papers(n: int, skip: int = 0) -> list[dict[str, str]]:
             for r in pool[len(pool) - skip - n:len(pool) - skip]]
 
 
+def _name(args: argparse.Namespace) -> str:
+    """What a sample's files are called: the source file's stem, or the ICLR sample's size."""
+    return args.input.name.split(".")[0] if args.input else str(args.n)
+
+
 def run(args: argparse.Namespace) -> None:
     args.work.mkdir(parents=True, exist_ok=True)
-    src = args.work / f"judge-{args.n}.jsonl"
-    src.write_text("".join(json.dumps(p) + "\n" for p in _papers(args.n, args.skip)),
-                   encoding="utf-8")
-    out = args.work / f"out-{args.n}{args.tag}.jsonl"
+    src = args.input
+    if src is None:
+        src = args.work / f"judge-{args.n}.jsonl"
+        src.write_text("".join(json.dumps(p) + "\n" for p in _papers(args.n, args.skip)),
+                       encoding="utf-8")
+    out = args.work / f"out-{_name(args)}{args.tag}.jsonl"
     env = dict(os.environ)
     cmd = ["paperkg"]
     if args.code:
         env["PYTHONPATH"] = str(args.code)
         cmd = [sys.executable, "-c", "from paperkg.cli import main; main()"]
     subprocess.run([*cmd, "extract", str(src), "--out", str(out), "--embedder", args.embedder,
-                    "--cache-dir", str(args.work / "cache"), *args.extra], check=True, env=env)
+                    "--cache-dir", str(args.work / "cache"), "--skip-invalid", *args.extra],
+                   check=True, env=env)
     print(f"wrote {out}")
 
 
-def _outputs(work: Path, n: int) -> dict[str, dict[str, list[str]]]:
+def _outputs(work: Path, n: str) -> dict[str, dict[str, list[str]]]:
     systems: dict[str, dict[str, list[str]]] = {}
     for path in sorted(work.glob(f"out-{n}*.jsonl")):
         name = path.stem.removeprefix(f"out-{n}") or "after"
@@ -79,10 +89,10 @@ def _outputs(work: Path, n: int) -> dict[str, dict[str, list[str]]]:
 
 
 def sheet(args: argparse.Namespace) -> None:
-    systems = _outputs(args.work, args.n)
+    systems = _outputs(args.work, _name(args))
     pairs = sorted({(pid, label) for s in systems.values() for pid, labels in s.items()
                     for label in labels})
-    path = args.work / f"sheet-{args.n}.tsv"
+    path = args.work / f"sheet-{_name(args)}.tsv"
     known: dict[tuple[str, str], str] = {}
     if path.is_file():  # verdicts already given stay; only new labels are added
         with path.open(encoding="utf-8") as fh:
@@ -104,10 +114,10 @@ def _key_words(label: str) -> frozenset[str]:
 
 
 def score(args: argparse.Namespace) -> None:
-    with (args.work / f"sheet-{args.n}.tsv").open(encoding="utf-8") as fh:
+    with (args.work / f"sheet-{_name(args)}.tsv").open(encoding="utf-8") as fh:
         verdict = {(r["paper"], r["label"]): r["verdict"].strip()
                    for r in csv.DictReader(fh, delimiter="\t")}
-    for name, out in _outputs(args.work, args.n).items():
+    for name, out in _outputs(args.work, _name(args)).items():
         good = judged = numbered = glued = dup_papers = 0
         for pid, labels in out.items():
             seen: list[frozenset[str]] = []
@@ -123,8 +133,10 @@ def score(args: argparse.Namespace) -> None:
                 numbered += bool(re.search(r"\(\d+\)$", label))
                 glued += bool(re.search(r"[a-z]{2}[.!?][A-Z][a-z]|\b[a-z]{3,}[A-Z][a-z]{2}", label))
             dup_papers += nested > 1
+        labels = sum(len(v) for v in out.values())
         print(f"{name:10s} precision {100 * good / max(judged, 1):5.1f} % ({good}/{judged} "
-              f"judged) | number-suffixed {numbered} | glued {glued} | papers with >1 "
+              f"judged, {labels / max(len(out), 1):.1f} labels a paper) |"
+              f" number-suffixed {numbered} | glued {glued} | papers with >1 "
               f"nested pair {dup_papers} of {len(out)}")
 
 
@@ -135,6 +147,8 @@ def main() -> None:
     ap.add_argument("--skip", type=int, default=0,
                     help="leave out the last SKIP held-out papers (a fresh sample after one "
                          "that was looked at)")
+    ap.add_argument("--input", type=Path, default=None,
+                    help="judge every record of this source file instead of ICLR papers")
     ap.add_argument("--work", type=Path, default=WORK)
     ap.add_argument("--code", type=Path, default=None)
     ap.add_argument("--tag", default="")

@@ -36,8 +36,10 @@ def _dpc_id(kg_dir: Path) -> str:
     return str(res.rows[0][0].value)
 
 
-def test_demo_kg_has_38_papers_each_with_5_ranked_concepts(demo_kg: Path,
-                                                             capsys: pytest.CaptureFixture[str]):
+def test_demo_kg_has_38_papers_each_with_ranked_concepts(demo_kg: Path,
+                                                          capsys: pytest.CaptureFixture[str]):
+    """Every paper keeps its best three concepts (`extract.MIN_KEPT`); beyond them only
+    those above the least probability, so the count varies (about six on average)."""
     manifest = json.loads((demo_kg / "manifest.json").read_text())
     assert manifest["counts"]["papers"] == 38
     code, out, _ = _run(capsys, "query", "--kg", str(demo_kg), "--format", "json", """
@@ -45,7 +47,8 @@ def test_demo_kg_has_38_papers_each_with_5_ranked_concepts(demo_kg: Path,
     assert code == 0
     bindings = json.loads(out)["results"]["bindings"]
     assert len(bindings) == 38
-    assert min(int(b["n"]["value"]) for b in bindings) >= 5
+    counts = [int(b["n"]["value"]) for b in bindings]
+    assert min(counts) >= 3 and sum(counts) / len(counts) >= 5
 
 
 def test_query_papers_sharing_concepts_is_sensible(demo_kg: Path,
@@ -132,7 +135,7 @@ def test_extract_writes_ranked_concepts(tmp_path: Path, cache_dir: Path,
     assert [r["id"] for r in rows] == ["X1", "X2"]
     for r in rows:
         scores = [c["score"] for c in r["concepts"]]
-        assert len(scores) >= 5 and scores == sorted(scores, reverse=True)
+        assert len(scores) >= 3 and scores == sorted(scores, reverse=True)
     dpc = {c["label"]: c for c in rows[0]["concepts"]}
     assert dpc["Dynamic Prompt Corruption"]["type"] == "Method"
     assert dpc["Dynamic Prompt Corruption"]["role"] == "proposes"

@@ -277,25 +277,39 @@ def test_citations_variables_and_postmodifying_participles_are_not_concepts() ->
         "annual series assessing major development issues (OpenAlex W4251960471)."))}
     assert not any(p.endswith(("implementing", "surrounding", "assessing")) for p in ing)
     assert {"software library", "uncertainty", "Model merging", "annual series"} <= ing
+    # after a noun, a verb-only -ing form before "from", "along" (or, for a verb of
+    # saying, "that") opens a participle clause (arXiv 0704.0007, 0704.0046, 0704.0024)
+    clause = {c.text for c in candidates(clean_text(
+        "We derive the polymer quantum mechanics starting from the Schroedinger theory. "
+        "Diosi arrived at a conjecture stating that the limit holds. A spin wave packet "
+        "propagating along a waveguide was observed, and laser cooling of atoms."))}
+    assert not any(p.endswith(("starting", "stating", "propagating")) for p in clause)
+    assert {"polymer quantum mechanics", "conjecture", "spin wave packet", "laser cooling",
+            "waveguide"} <= clause
 
 
 def test_quantities_evaluative_modifiers_and_bare_short_acronyms_are_not_concepts() -> None:
     """Real sentences of the arXiv and OpenAlex samples (0910.4952, 1102.2226, 1104.4530,
-    W1934649023): a counted quantity, a comparative or evaluative modifier, an empty head
+    W1934649023, 0704.0003, 0704.0007, 0704.0010, 0704.0023): a counted quantity, a
+    comparative, evaluative or vague ("general", "appropriate") modifier, an empty head
     ("journal version") and two undefined letters make no concept; the terms stay."""
     text = clean_text(
         "Quantum leader election takes a logarithmic number of rounds and an arbitrary "
         "amount of memory; the journal version gives a stronger result than simpler "
         "baselines, a daunting task. A brief introduction to loop quantum gravity and GR "
         "follows, with MG preconditioning of linear systems and Governance Matters IV. "
-        "The condition number of the matrix and Faster R-CNN are studied.")
+        "The condition number of the matrix and Faster R-CNN are studied. The general "
+        "pattern agrees, as an appropriate limit of partial cubes of arbitrary dimension, "
+        "and an adequate comparison needs care.")
     phrases = {c.text for c in candidates(text)}
     for junk in ("logarithmic number", "arbitrary amount", "journal version", "stronger result",
                  "simpler baselines", "daunting task", "brief introduction", "GR", "MG",
-                 "Matters IV", "Governance Matters IV"):
+                 "Matters IV", "Governance Matters IV", "general pattern", "appropriate limit",
+                 "adequate comparison", "arbitrary dimension"):
         assert junk not in phrases, junk
     for kept in ("Quantum leader election", "rounds", "loop quantum gravity",
-                 "MG preconditioning", "linear systems", "condition number", "Faster R-CNN"):
+                 "MG preconditioning", "linear systems", "condition number", "Faster R-CNN",
+                 "partial cubes"):
         assert kept in phrases, kept
     # a possessive ends its phrase with the owner; a word glued to an acronym is split
     owners = {c.text for c in candidates(clean_text(

@@ -16,7 +16,7 @@ from paperkg.build.ingest import read_papers
 from paperkg.build.terms import term_key
 from paperkg.build.text import candidates, clean_text, document_text
 
-from .conftest import DATA_FILES, seed_abstracts
+from .conftest import DATA_FILES, SOURCES, seed_abstracts
 
 LATEX_ABSTRACT = (
     r"We prove a regret bound of $O(\sqrt{T \log T})$ for contextual bandits with "
@@ -186,6 +186,35 @@ def test_keybert_extractor_runs_keyberts_own_ranking_on_our_candidates(cache_dir
             [document_text(paper)])[0]
         assert picked[0][0].lower() == words[int(np.argmax(cos))].lower()
     assert ExtractSettings(extractor="keybert").info(embedder.name).name == "keybert"
+
+
+def test_a_concept_beyond_the_best_three_needs_the_least_probability(cache_dir: Path) -> None:
+    """On arXiv text (the snapshot sample: physics and mathematics, far from the packaged
+    ICLR statistics) the tail of a top 10 is what authors hardly ever choose; the extractor
+    drops it after a paper's best three, and records the threshold it used."""
+    from paperkg.build.embed import make_embedder
+    from paperkg.build.extract import MIN_KEPT
+    from paperkg.build.prior import packaged_prior
+
+    papers = read_papers([SOURCES / "arxiv_snapshot.jsonl"]).papers
+    embedder = make_embedder("static", cache_dir)
+    prior = packaged_prior()
+    full = extract_concepts(papers, embedder, ExtractSettings(min_score=0.0), prior=prior)
+    settings = ExtractSettings()
+    kept = extract_concepts(papers, embedder, settings, prior=prior)
+    assert settings.min_score > 0
+    shortened = 0
+    for paper in papers:
+        picks, every = kept[paper.id], full[paper.id]
+        assert picks == every[:len(picks)]  # best first: the threshold cuts a tail
+        assert len(picks) >= min(MIN_KEPT, len(every))
+        assert all(score >= settings.min_score - 1e-4 for _, score in picks[MIN_KEPT:])
+        if len(picks) < len(every):
+            shortened += 1
+            assert len(picks) >= MIN_KEPT
+            assert every[len(picks)][1] <= settings.min_score + 1e-4
+    assert shortened >= len(papers) // 4
+    assert settings.info(embedder.name, prior).params["min_score"] == settings.min_score
 
 
 def test_cold_model_load_prints_no_harmless_load_report() -> None:

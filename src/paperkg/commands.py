@@ -239,11 +239,13 @@ def cmd_extract(args: argparse.Namespace, settings: Settings) -> int:
     from paperkg.build.extract import ExtractSettings, extract_concepts
     from paperkg.build.extraction import keyword_prior
     from paperkg.build.ingest import read_papers
+    from paperkg.build.pipeline import check_settings
     from paperkg.errors import IngestError
 
     if settings.on_cluster:
         raise UsageError("--workers and --dask-scheduler apply to build and add; "
                          "paperkg extract runs in this process")
+    check_settings(settings)
     _check_inputs([args.input, *args.keywords_from])
     rep = Reporter()
     result = read_papers([args.input])
@@ -259,8 +261,7 @@ def cmd_extract(args: argparse.Namespace, settings: Settings) -> int:
         teachers = learned.papers
     prior = keyword_prior(teachers, settings, rep)
     embedder = make_embedder(settings.embedder, settings.cache)
-    ext = ExtractSettings(top_n=settings.top_n, diversity=settings.diversity,
-                          extractor=settings.extractor)
+    ext = ExtractSettings.of(settings)
     ranked = extract_concepts(result.papers, embedder, ext, rep.stage, prior)
     scheme = build_scheme(ranked, result.papers)
     rep.close()

@@ -27,6 +27,10 @@ RELATED_BLEND = 0.9
 #: Concepts kept per paper, and MMR's diversity: the extractor's defaults (bench/fit_ranker.py).
 TOP_N = 10
 DIVERSITY = 0.1
+#: The least keyword probability a concept needs beyond a paper's best MIN_KEPT: on 200
+#: held-out ICLR papers the picks under it were never an author keyword (bench/bench_min_score.py),
+#: and on arXiv text they are mostly generic ("general pattern", "system size").
+MIN_SCORE = 0.005
 
 
 def default_cache_dir() -> Path:
@@ -67,6 +71,9 @@ class Settings:
     diversity: float = _opt(
         DIVERSITY, "MMR diversity, 0 (none) to 1 (most); 0.1 keeps near-duplicates apart at "
         "little cost to keyword F1 (bench/fit_ranker.py)", "build")
+    min_score: float = _opt(
+        MIN_SCORE, "least keyword probability of a concept beyond a paper's best three; 0 "
+        "keeps all top-n (the 'paperkg' extractor only)", "build")
     no_cache: bool = _opt(False, "do not read or write the embedding cache", "build")
     statistics_from: Path = _opt(
         None, "build: rank every paper under the corpus statistics (keyword prior, corpus "

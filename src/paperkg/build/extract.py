@@ -39,7 +39,7 @@ from paperkg.build.text import (
     document_text,
     tokens,
 )
-from paperkg.settings import DIVERSITY, TOP_N
+from paperkg.settings import DIVERSITY, MIN_SCORE, TOP_N, Settings
 
 __all__ = [
     "FEATURES",
@@ -55,6 +55,7 @@ __all__ = [
 ]
 
 EXTRACTOR_VERSION = "4"
+MIN_KEPT = 3  # picks a paper keeps whatever their probability (`select`)
 
 Ranked = list[tuple[str, float]]
 StageProgress = Callable[[str, int], Callable[[int], None]]
@@ -93,6 +94,7 @@ class ExtractSettings:
 
     top_n: int = TOP_N
     diversity: float = DIVERSITY
+    min_score: float = MIN_SCORE  # beyond a paper's best MIN_KEPT (see `select`)
     nr_candidates: int = 40
     max_words: int = MAX_WORDS
     extractor: str = "paperkg"  # or "keybert": KeyBERT's own cosine + MMR on our candidates
@@ -100,6 +102,12 @@ class ExtractSettings:
     bias: float | None = None
     no_prior_weights: tuple[float, ...] | None = None
     no_prior_bias: float | None = None
+
+    @classmethod
+    def of(cls, settings: Settings) -> ExtractSettings:
+        """The extractor's knobs as a command's settings give them."""
+        return cls(top_n=settings.top_n, diversity=settings.diversity,
+                   min_score=settings.min_score, extractor=settings.extractor)
 
     def model(self, prior: KeywordPrior | None, embedder: str = "all-MiniLM-L6-v2",
               ) -> tuple[tuple[float, ...], float]:
@@ -120,7 +128,8 @@ class ExtractSettings:
 
             return ExtractorInfo("keybert", model, version("keybert"), params)
         weights, bias = self.model(prior, model)
-        params.update({"nr_candidates": self.nr_candidates, "bias": bias})
+        params.update({"nr_candidates": self.nr_candidates, "min_score": self.min_score,
+                       "bias": bias})
         params.update({f"w_{name}": w for name, w in zip(FEATURES, weights, strict=True)})
         if prior:
             params["keyword_prior"] = (f"{prior.source}: {prior.papers} papers, "
@@ -271,7 +280,7 @@ def extract_concepts(
             x = candidate_features(paper, doc, cs, vecs @ doc_vec, prior, share)
             picked = select(x, weights, bias, vecs, doc_vec, settings.top_n,
                             settings.diversity, settings.nr_candidates,
-                            [term_key(c.text) for c in cs])
+                            [term_key(c.text) for c in cs], settings.min_score)
             out[paper.id] = [(cs[i].text, score) for i, score in picked]
         if tick:
             tick(1)
@@ -281,15 +290,23 @@ def extract_concepts(
 def select(
     x: np.ndarray, weights: np.ndarray, bias: float, vecs: np.ndarray, doc_vec: np.ndarray,
     top_n: int, diversity: float, nr_candidates: int, keys: Sequence[str] | None = None,
+    min_score: float = 0.0,
 ) -> list[tuple[int, float]]:
     """(candidate index, keyword probability) of the picks: the logistic model's
     `nr_candidates` most probable, then MMR over them by that probability, with at most
-    one pick nested in another (given the candidates' `keys`)."""
+    one pick nested in another (given the candidates' `keys`).
+
+    Beyond the best MIN_KEPT, a pick needs `min_score`: a list filled to `top_n` with
+    what authors would hardly ever choose ("general pattern", "appropriate limit") tells a
+    reader less than a shorter one. The best few stay whatever their probability: a paper
+    with no concepts could not be found by what it shares.
+    """
     prob = 1.0 / (1.0 + np.exp(-(x @ weights + bias)))
     keep = np.argsort(-prob, kind="stable")[:nr_candidates]
     nested = nested_pairs([keys[i] for i in keep]) if keys is not None else None
     picked = mmr(doc_vec, vecs[keep], top_n, diversity, prob[keep], nested)
-    return [(int(keep[i]), score) for i, score in picked]
+    return [(int(keep[i]), score) for rank, (i, score) in enumerate(picked)
+            if rank < MIN_KEPT or prob[keep[i]] >= min_score]
 
 
 def _leave_own_out(paper: Paper, cs: list[Candidate], prior: KeywordPrior) -> list[Candidate]:

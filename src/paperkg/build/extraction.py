@@ -54,8 +54,7 @@ def _extract_on(
     from paperkg.build.embed import make_embedder
 
     embedder = make_embedder(settings.embedder, settings.cache)
-    ext = ExtractSettings(top_n=settings.top_n, diversity=settings.diversity,
-                          extractor=settings.extractor)
+    ext = ExtractSettings.of(settings)
     prior = keyword_prior(papers, settings, rep, cluster)
     rep.step("counting the corpus share of every candidate phrase")
     stats = corpus_stats(papers, prior, ext.max_words, rep.stage, cluster)
@@ -85,8 +84,7 @@ def extractor_under(epoch: Epoch, settings: Settings
     from paperkg.build.embed import make_embedder
 
     embedder = make_embedder(settings.embedder, settings.cache)
-    ext = ExtractSettings(top_n=settings.top_n, diversity=settings.diversity,
-                          extractor=settings.extractor)
+    ext = ExtractSettings.of(settings)
     info = ext.info(embedder.name, epoch.stats.prior)
     return replace(info, params={**info.params, "corpus": epoch.corpus}), embedder, ext
 

@@ -175,6 +175,9 @@ def _splits(toks: list[str], idx: int, run: list[str]) -> bool:
     if (nxt in _VERB_CONTEXT and nxt not in _NOT_OBJECTS or nxt in GENERIC_MODIFIERS) and (
             low.endswith("ing") and _verb_only(low) and low not in _ING_NOUNS):
         return True  # "a library implementing the theory", "a series assessing major issues"
+    if run and low.endswith("ing") and _verb_only(low) and low not in _ING_NOUNS and (
+            nxt in _PARTICIPLE_NEXT or nxt == "that" and low in _REPORTING):
+        return True  # "mechanics starting from", "a conjecture stating that"
     return bool(run) and _verb_after_plural(run[-1], low) or (
         prev in _BEFORE_VERBS and "VERB" in word_pos(low)) or (
         prev == "by" and low.endswith("ing") and "VERB" in word_pos(low)) or (
@@ -182,6 +185,17 @@ def _splits(toks: list[str], idx: int, run: list[str]) -> bool:
 
 
 _NOT_OBJECTS = frozenset({"that", "more"})  # "model merging that …" is a noun phrase
+# After a noun, a verb-only -ing form followed by one of these opens a participle clause
+# ("a wave packet propagating along the guide", "mechanics starting from the theory"), not
+# a compound ("model merging"; "learning" and "processing" are nouns to the lexicon, and
+# the field's known terms are candidates wherever they occur); before "that", only a
+# verb of saying or showing does ("a conjecture stating that").
+_PARTICIPLE_NEXT = frozenset("from along through across around into onto upon toward towards "
+                             "within".split())
+_REPORTING = frozenset("stating showing suggesting indicating implying assuming claiming "
+                       "asserting proving demonstrating revealing ensuring requiring arguing "
+                       "predicting confirming noting saying observing establishing verifying "
+                       "guaranteeing".split())
 
 
 _POSSESSIVE = re.compile(r"(?<=\w)['’]s?$")
