@@ -191,9 +191,10 @@ def test_keybert_extractor_runs_keyberts_own_ranking_on_our_candidates(cache_dir
 def test_a_concept_beyond_the_best_three_needs_the_least_probability(cache_dir: Path) -> None:
     """On arXiv text (the snapshot sample: physics and mathematics, far from the packaged
     ICLR statistics) the tail of a top 10 is what authors hardly ever choose; the extractor
-    drops it after a paper's best three, and records the threshold it used."""
+    drops it after a paper's best three, and records the threshold it used: the one chosen
+    for its embedder and keyword statistics unless one is given."""
     from paperkg.build.embed import make_embedder
-    from paperkg.build.extract import MIN_KEPT
+    from paperkg.build.extract import MIN_KEPT, fitted_min_score
     from paperkg.build.prior import packaged_prior
 
     papers = read_papers([SOURCES / "arxiv_snapshot.jsonl"]).papers
@@ -202,19 +203,22 @@ def test_a_concept_beyond_the_best_three_needs_the_least_probability(cache_dir: 
     full = extract_concepts(papers, embedder, ExtractSettings(min_score=0.0), prior=prior)
     settings = ExtractSettings()
     kept = extract_concepts(papers, embedder, settings, prior=prior)
-    assert settings.min_score > 0
+    least = settings.least(prior, embedder.name)
+    assert least == fitted_min_score("static", True) > 0
+    assert settings.least(prior, "all-MiniLM-L6-v2") != least  # calibrated per embedder
+    assert ExtractSettings(min_score=0.2).least(prior, embedder.name) == 0.2
     shortened = 0
     for paper in papers:
         picks, every = kept[paper.id], full[paper.id]
         assert picks == every[:len(picks)]  # best first: the threshold cuts a tail
         assert len(picks) >= min(MIN_KEPT, len(every))
-        assert all(score >= settings.min_score - 1e-4 for _, score in picks[MIN_KEPT:])
+        assert all(score >= least - 1e-4 for _, score in picks[MIN_KEPT:])
         if len(picks) < len(every):
             shortened += 1
             assert len(picks) >= MIN_KEPT
-            assert every[len(picks)][1] <= settings.min_score + 1e-4
+            assert every[len(picks)][1] <= least + 1e-4
     assert shortened >= len(papers) // 4
-    assert settings.info(embedder.name, prior).params["min_score"] == settings.min_score
+    assert settings.info(embedder.name, prior).params["min_score"] == least
 
 
 def test_cold_model_load_prints_no_harmless_load_report() -> None:

@@ -36,6 +36,22 @@ def test_build_of_a_directory_offers_the_files_inside(tmp_path: Path) -> None:
     assert not (tmp_path / "kg").exists()
 
 
+def test_a_malformed_setting_in_the_environment_is_named(tmp_path: Path) -> None:
+    """Flags take their defaults from PAPERKG_* variables; a bad one is the person's to
+    fix, named in one line, before any command runs."""
+    import os
+
+    for name, value in (("PAPERKG_MIN_SCORE", "high"), ("PAPERKG_TOP_N", "ten")):
+        proc = subprocess.run([sys.executable, "-m", "paperkg.cli", "extract", "x.jsonl",
+                               "--out", str(tmp_path / "out.jsonl")], cwd=ROOT,
+                              capture_output=True, text=True, timeout=300,
+                              env={**os.environ, name: value})
+        assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"paperkg: error: {name}={value!r}: ")
+        assert not (tmp_path / "out.jsonl").exists()
+
+
 def test_build_of_a_missing_file_says_so(tmp_path: Path) -> None:
     line = _one_line_error(_cli("build", "nope.txt", "--out", str(tmp_path / "kg")), "build")
     assert "nope.txt: no such file" in line

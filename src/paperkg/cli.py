@@ -176,7 +176,12 @@ def _plugin_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    try:  # the flags' defaults come from PAPERKG_* variables, which may be malformed
+        parser = _parser()
+    except UserError as err:
+        print(f"paperkg: error: {err}", file=sys.stderr)
+        return 1
+    args = parser.parse_args(argv)
     settings = from_args(args)
     try:
         return _run(args, settings)

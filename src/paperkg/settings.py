@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import Field, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,10 +27,6 @@ RELATED_BLEND = 0.9
 #: Concepts kept per paper, and MMR's diversity: the extractor's defaults (bench/fit_ranker.py).
 TOP_N = 10
 DIVERSITY = 0.1
-#: The least keyword probability a concept needs beyond a paper's best MIN_KEPT: on 200
-#: held-out ICLR papers the picks under it were never an author keyword (bench/bench_min_score.py),
-#: and on arXiv text they are mostly generic ("general pattern", "system size").
-MIN_SCORE = 0.005
 
 
 def default_cache_dir() -> Path:
@@ -71,9 +67,11 @@ class Settings:
     diversity: float = _opt(
         DIVERSITY, "MMR diversity, 0 (none) to 1 (most); 0.1 keeps near-duplicates apart at "
         "little cost to keyword F1 (bench/fit_ranker.py)", "build")
-    min_score: float = _opt(
-        MIN_SCORE, "least keyword probability of a concept beyond a paper's best three; 0 "
-        "keeps all top-n (the 'paperkg' extractor only)", "build")
+    min_score: float | None = _opt(
+        None, "least keyword probability of a concept beyond a paper's best three; 0 keeps "
+        "the whole top-n (default: chosen per embedder and keyword statistics where it costs "
+        "no keyword F1, bench/bench_min_score.py; the 'paperkg' extractor only)", "build",
+        kind=float)
     no_cache: bool = _opt(False, "do not read or write the embedding cache", "build")
     statistics_from: Path = _opt(
         None, "build: rank every paper under the corpus statistics (keyword prior, corpus "
@@ -159,9 +157,14 @@ class Settings:
         for f in fields(cls):
             raw = env.get(f"PAPERKG_{f.name.upper()}")
             if raw is not None:
-                values[f.name] = _convert(f.name, raw, type(f.default) if f.default is not None
-                                          else Path)
+                values[f.name] = _convert(f.name, raw, _kind(f))
         return replace(cls(), **values)
+
+
+def _kind(f: Field[Any]) -> type:
+    """What a setting's text is read as: its default's type, else what it declares (a path
+    when it declares nothing)."""
+    return f.metadata.get("kind") or (type(f.default) if f.default is not None else Path)
 
 
 def _group(*names: Group) -> tuple[str, ...]:
@@ -195,7 +198,7 @@ def add_arguments(parser: argparse.ArgumentParser, names: Iterable[str]) -> None
         if isinstance(f.default, bool):
             parser.add_argument(flag, action="store_true", default=default, help=meta["help"])
             continue
-        kind = type(f.default) if f.default is not None else Path
+        kind = _kind(f)
         shown = "" if default is None else "; default: %(default)s"
         parser.add_argument(
             flag, type=kind, default=default, choices=meta.get("choices"),

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -39,7 +40,7 @@ from paperkg.build.text import (
     document_text,
     tokens,
 )
-from paperkg.settings import DIVERSITY, MIN_SCORE, TOP_N, Settings
+from paperkg.settings import DIVERSITY, TOP_N, Settings
 
 __all__ = [
     "FEATURES",
@@ -70,12 +71,25 @@ EXTRACTORS = ("paperkg", "keybert")
 
 
 @cache
+def _ranker_table() -> dict[str, Any]:
+    return dict(json.loads(RANKER.read_text(encoding="utf-8")))
+
+
+def _family(embedder: str) -> str:
+    return "static" if "static" in embedder else "minilm"
+
+
 def fitted_ranker(embedder: str, with_prior: bool) -> tuple[tuple[float, ...], float]:
     """(weights, bias) fitted for this embedder, with or without a keyword prior."""
-    table = json.loads(RANKER.read_text(encoding="utf-8"))
-    family = "static" if "static" in embedder else "minilm"
-    row = table[family]["prior" if with_prior else "no_prior"]
+    row = _ranker_table()[_family(embedder)]["prior" if with_prior else "no_prior"]
     return tuple(float(w) for w in row["weights"]), float(row["bias"])
+
+
+def fitted_min_score(embedder: str, with_prior: bool) -> float:
+    """The least probability chosen for that ranker: its probabilities are calibrated
+    differently per embedder and with or without keyword statistics."""
+    row = _ranker_table()["min_score"][_family(embedder)]
+    return float(row["prior" if with_prior else "no_prior"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +108,7 @@ class ExtractSettings:
 
     top_n: int = TOP_N
     diversity: float = DIVERSITY
-    min_score: float = MIN_SCORE  # beyond a paper's best MIN_KEPT (see `select`)
+    min_score: float | None = None  # beyond a paper's best MIN_KEPT; None: fitted (`select`)
     nr_candidates: int = 40
     max_words: int = MAX_WORDS
     extractor: str = "paperkg"  # or "keybert": KeyBERT's own cosine + MMR on our candidates
@@ -118,6 +132,12 @@ class ExtractSettings:
             return given[0], given[1]
         return fitted_ranker(embedder, bool(prior))
 
+    def least(self, prior: KeywordPrior | None, embedder: str = "all-MiniLM-L6-v2") -> float:
+        """The least probability of a pick beyond a paper's best few (`select`)."""
+        if self.min_score is not None:
+            return self.min_score
+        return fitted_min_score(embedder, bool(prior))
+
     def info(self, model: str, prior: KeywordPrior | None = None) -> ExtractorInfo:
         params: dict[str, str | int | float] = {
             "top_n": self.top_n, "diversity": self.diversity, "max_words": self.max_words,
@@ -128,8 +148,8 @@ class ExtractSettings:
 
             return ExtractorInfo("keybert", model, version("keybert"), params)
         weights, bias = self.model(prior, model)
-        params.update({"nr_candidates": self.nr_candidates, "min_score": self.min_score,
-                       "bias": bias})
+        params.update({"nr_candidates": self.nr_candidates,
+                       "min_score": self.least(prior, model), "bias": bias})
         params.update({f"w_{name}": w for name, w in zip(FEATURES, weights, strict=True)})
         if prior:
             params["keyword_prior"] = (f"{prior.source}: {prior.papers} papers, "
@@ -271,6 +291,7 @@ def extract_concepts(
     share = share or CorpusShare(cands)
     coef, bias = settings.model(prior, embedder.name)
     weights = np.asarray(coef, dtype=np.float32)
+    least = settings.least(prior, embedder.name)
     for paper, doc, doc_vec, cs in zip(papers, docs, doc_vecs, cands, strict=True):
         if prior and paper.keywords:
             cs = _leave_own_out(paper, cs, prior)
@@ -280,7 +301,7 @@ def extract_concepts(
             x = candidate_features(paper, doc, cs, vecs @ doc_vec, prior, share)
             picked = select(x, weights, bias, vecs, doc_vec, settings.top_n,
                             settings.diversity, settings.nr_candidates,
-                            [term_key(c.text) for c in cs], settings.min_score)
+                            [term_key(c.text) for c in cs], least)
             out[paper.id] = [(cs[i].text, score) for i, score in picked]
         if tick:
             tick(1)

@@ -84,7 +84,7 @@ def check_settings(settings: Settings) -> None:
         raise UsageError(f"--top-n {settings.top_n}: keep at least 1 concept per paper")
     if not 0.0 <= settings.diversity <= 1.0:
         raise UsageError(f"--diversity {settings.diversity}: must be between 0 and 1")
-    if not 0.0 <= settings.min_score <= 1.0:
+    if settings.min_score is not None and not 0.0 <= settings.min_score <= 1.0:
         raise UsageError(f"--min-score {settings.min_score}: a probability, between 0 and 1")
     if settings.on_cluster:  # an unreachable scheduler fails here, before any work
         from paperkg.build.distributed import check_cluster
