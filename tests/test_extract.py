@@ -221,6 +221,30 @@ def test_a_concept_beyond_the_best_three_needs_the_least_probability(cache_dir: 
     assert settings.info(embedder.name, prior).params["min_score"] == least
 
 
+def test_a_tail_only_ever_used_inside_a_longer_phrase_is_no_concept(cache_dir: Path) -> None:
+    """arXiv 1104.4530 says "absolute value preconditioning", never "value preconditioning"
+    alone: that tail only repeats the longer phrase. "the absolute value of the matrix"
+    stands alone, and a tail the field names on its own ("neural networks" inside "graph
+    neural networks") stays a candidate."""
+    from paperkg.build.embed import make_embedder
+    from paperkg.build.ingest import Paper
+    from paperkg.build.prior import packaged_prior
+
+    text = ("We introduce absolute value preconditioning. The strategy, called absolute value "
+            "preconditioning, uses the absolute value of the matrix for graph neural networks.")
+    cands = {c.text: c for c in candidates(clean_text(text))}
+    assert cands["value preconditioning"].inside_only
+    assert not cands["absolute value preconditioning"].inside_only
+    assert not cands["absolute value"].inside_only
+    assert cands["neural networks"].inside_only
+    paper = Paper(id="p1", abstract=text, label="p1", source="test")
+    picks = {label for label, _ in extract_concepts(
+        [paper], make_embedder("static", cache_dir), ExtractSettings(min_score=0.0),
+        prior=packaged_prior())["p1"]}
+    assert "absolute value preconditioning" in picks and "value preconditioning" not in picks
+    assert "neural networks" in picks
+
+
 def test_cold_model_load_prints_no_harmless_load_report() -> None:
     code = ("import logging; logging.basicConfig(); from paperkg.build.embed import "
             "MiniLMEmbedder; print(MiniLMEmbedder().encode(['graph neural networks']).shape)")

@@ -117,7 +117,9 @@ class Candidate:
     """A candidate phrase as written in the abstract, with its first position (token index).
 
     `defined` marks the long form of an abbreviation the abstract defines ("Dynamic Prompt
-    Corruption (DPC)"): its uses of the short form are counted here too.
+    Corruption (DPC)"): its uses of the short form are counted here too. `inside_only`
+    marks a tail that never stands alone: every use is the end of a longer candidate
+    ("salesman problem" where the text only says "traveling salesman problem").
     """
 
     text: str
@@ -125,6 +127,7 @@ class Candidate:
     count: int
     defined: bool = False
     known_only: bool = False
+    inside_only: bool = False
 
 
 class KnownTerms:
@@ -153,14 +156,15 @@ def candidates(
     short form; so are `known` terms wherever they occur.
     """
     toks = tokens(text)
-    seen = _tails(toks, max_words)
+    seen, alone = _tails(toks, max_words)
     from_tails = set(seen)
     if known is not None:
         for pos, phrase in _known_spans(toks, known, max_words):
             key = phrase.lower()
             first, count, form = seen.get(key, (pos, 0, phrase))
             seen[key] = (min(first, pos), count + (key not in from_tails), form)
-    out = [Candidate(form, pos, count, known_only=key not in from_tails)
+    out = [Candidate(form, pos, count, known_only=key not in from_tails,
+                     inside_only=key in from_tails and key not in alone)
            for key, (pos, count, form) in seen.items()]
     return _fold_abbreviations(out, abbreviations(text), text)
 
@@ -206,20 +210,34 @@ def _known_spans(toks: list[str], known: KnownTerms, max_words: int) -> Iterator
                 break
 
 
-def _tails(toks: list[str], max_words: int) -> dict[str, tuple[int, int, str]]:
-    seen: dict[str, tuple[int, int, str]] = {}
+def _valid_tails(toks: list[str], max_words: int) -> Iterator[tuple[int, list[str], bool]]:
+    """(start, words, longest) of every candidate tail of every run, the longest valid tail
+    of each run flagged."""
     for start, run in runs(toks):
         if counts_something(toks, start, run):
             continue
         end = len(run)
         while end and not noun_like_end(run[end - 1]):
             end -= 1
+        longest = True
         for i in range(max(0, end - max_words), end):
             words = run[i:end]
             if not valid_span(words) or len(words) == 1 and bare_short_acronym(words[0]):
                 continue
-            phrase = " ".join(words)
-            key = phrase.lower()
-            pos, count, form = seen.get(key, (start + i, 0, phrase))
-            seen[key] = (pos, count + 1, form)
-    return seen
+            yield start + i, words, longest
+            longest = False
+
+
+def _tails(toks: list[str], max_words: int) -> tuple[dict[str, tuple[int, int, str]], set[str]]:
+    """(first position, count, first spelling) per key, and the keys that are some run's
+    longest tail (the others only ever end a longer candidate)."""
+    seen: dict[str, tuple[int, int, str]] = {}
+    alone: set[str] = set()
+    for at, words, longest in _valid_tails(toks, max_words):
+        phrase = " ".join(words)
+        key = phrase.lower()
+        pos, count, form = seen.get(key, (at, 0, phrase))
+        seen[key] = (pos, count + 1, form)
+        if longest:
+            alone.add(key)
+    return seen, alone
