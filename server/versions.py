@@ -30,7 +30,7 @@ from paperkg_server.context import Context
 from paperkg_server.pool import QueryPool, StoreSpec
 from paperkg_server.snapshot import remove_snapshot, take_snapshot
 
-__all__ = ["Stamp", "close_version", "follow", "open_version", "stamp", "watch"]
+__all__ = ["Stamp", "close_version", "open_version", "stamp", "watch"]
 
 Stamp = tuple[int, int, int]  # the manifest's inode, size and modification time
 

@@ -3,6 +3,7 @@ wrong and what to do; never a traceback, an `[Errno 2]` or a parser's token dump
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -39,8 +40,6 @@ def test_build_of_a_directory_offers_the_files_inside(tmp_path: Path) -> None:
 def test_a_malformed_setting_in_the_environment_is_named(tmp_path: Path) -> None:
     """Flags take their defaults from PAPERKG_* variables; a bad one is the person's to
     fix, named in one line, before any command runs."""
-    import os
-
     for name, value in (("PAPERKG_MIN_SCORE", "high"), ("PAPERKG_TOP_N", "ten")):
         proc = subprocess.run([sys.executable, "-m", "paperkg.cli", "extract", "x.jsonl",
                                "--out", str(tmp_path / "out.jsonl")], cwd=ROOT,

@@ -72,7 +72,8 @@ EXTRACTORS = ("paperkg", "keybert")
 
 @cache
 def _ranker_table() -> dict[str, Any]:
-    return dict(json.loads(RANKER.read_text(encoding="utf-8")))
+    table: dict[str, Any] = json.loads(RANKER.read_text(encoding="utf-8"))
+    return table
 
 
 def _family(embedder: str) -> str:

@@ -172,12 +172,11 @@ def _splits(toks: list[str], idx: int, run: list[str]) -> bool:
     nxt = toks[idx + 1].lower() if idx + 1 < len(toks) else ""
     if nxt in _VERB_CONTEXT and low.endswith("s") and len(low) > 3 and "VERB" in word_pos(low):
         return True  # "the model breaks the curse"
-    if (nxt in _VERB_CONTEXT and nxt not in _NOT_OBJECTS or nxt in GENERIC_MODIFIERS) and (
-            low.endswith("ing") and _verb_only(low) and low not in _ING_NOUNS):
-        return True  # "a library implementing the theory", "a series assessing major issues"
-    if run and low.endswith("ing") and _verb_only(low) and low not in _ING_NOUNS and (
-            nxt in _PARTICIPLE_NEXT or nxt == "that" and low in _REPORTING):
-        return True  # "mechanics starting from", "a conjecture stating that"
+    if low.endswith("ing") and low not in _ING_NOUNS and _verb_only(low):
+        if nxt in _VERB_CONTEXT and nxt not in _NOT_OBJECTS or nxt in GENERIC_MODIFIERS:
+            return True  # "a library implementing the theory", "a series assessing issues"
+        if run and (nxt in _PARTICIPLE_NEXT or nxt == "that" and low in _REPORTING):
+            return True  # "mechanics starting from", "a conjecture stating that"
     return bool(run) and _verb_after_plural(run[-1], low) or (
         prev in _BEFORE_VERBS and "VERB" in word_pos(low)) or (
         prev == "by" and low.endswith("ing") and "VERB" in word_pos(low)) or (
