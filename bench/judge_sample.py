@@ -9,12 +9,13 @@ The papers are the LAST n (before the last --skip) of the keyword benchmark's he
 (bench/keywords_eval.held_out), so neither the benchmark's first papers nor anything used
 for fitting; their keywords are not given (a corpus without keywords); or, with --input,
 every record of a source file (text unlike ICLR: arXiv, OpenAlex). `run` writes each
-system's `paperkg extract` output; `sheet` writes every distinct (paper, label) pair of all
-systems, sorted, without saying which system produced it, with an empty verdict column;
-the judge fills in 1 (good) or 0 by THE RULE below; `score` reports, per system, the
-precision of its top-10, and three mechanical counts: labels ending in a number suffix
-("(44800)"), glued-sentence artefacts ("sets.Our"), and papers with more than one pair of
-nested labels ("model fusion" / "deep model fusion").
+system's `paperkg extract` output, of which the labels a KG keeps (`kept`) are judged;
+`sheet` writes every distinct (paper, label) pair of all systems, sorted, without saying
+which system produced it, with an empty verdict column; the judge fills in 1 (good) or 0
+by THE RULE below; `score` reports, per system, the precision of its top-10, and three
+mechanical counts: labels ending in a number suffix ("(44800)"), glued-sentence artefacts
+("sets.Our"), and papers with more than one pair of nested labels ("model fusion" /
+"deep model fusion").
 
 THE RULE. A label is good when all of these hold:
   (a) it names something specific a researcher would tag the paper with: a method, model,
@@ -83,8 +84,9 @@ def _outputs(work: Path, n: str) -> dict[str, dict[str, list[str]]]:
     for path in sorted(work.glob(f"out-{n}*.jsonl")):
         name = path.stem.removeprefix(f"out-{n}") or "after"
         rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-        systems[name] = {r["id"]: [c["label"] for c in r["concepts"]
-                                   if c["role"] == "mentions"][:10] for r in rows}
+        systems[name] = {r["id"]: [c["label"] for c in r["concepts"]  # what a KG shows
+                                   if c["role"] == "mentions" and c.get("kept", True)][:10]
+                         for r in rows}
     return systems
 
 

@@ -11,6 +11,8 @@ import networkx as nx
 import pytest
 from rdflib import Graph
 
+from paperkg.build.extract import MIN_KEPT, ExtractSettings
+from paperkg.build.prior import packaged_prior
 from paperkg.cli import main
 from paperkg.read.kg import open_kg
 
@@ -133,9 +135,24 @@ def test_extract_writes_ranked_concepts(tmp_path: Path, cache_dir: Path,
     assert code == 0 and "2 records" in out
     rows = [json.loads(line) for line in out_file.read_text().splitlines()]
     assert [r["id"] for r in rows] == ["X1", "X2"]
-    for r in rows:
+    least = ExtractSettings().least(packaged_prior(), "all-MiniLM-L6-v2")
+    for r in rows:  # the whole top-n, as a ranking; `kept`: what a KG keeps of it
         scores = [c["score"] for c in r["concepts"]]
         assert len(scores) >= 3 and scores == sorted(scores, reverse=True)
+        assert all(c["kept"] for c in r["concepts"][:MIN_KEPT])
+        assert all(c["kept"] == (c["score"] >= least or c["role"] != "mentions")
+                   for c in r["concepts"][MIN_KEPT:])
+    assert sum(not c["kept"] for r in rows for c in r["concepts"]) > 0, "a tail the KG drops"
+    assert len(rows[0]["concepts"]) >= 10
+    given = tmp_path / "given.jsonl"  # a least probability given: the list is cut there
+    assert _run(capsys, "extract", str(src), "--out", str(given), "--min-score", "0.2",
+                "--cache-dir", str(cache_dir))[0] == 0
+    for r, cut in zip(rows, [json.loads(line) for line in given.read_text().splitlines()],
+                      strict=True):
+        assert all(c["kept"] for c in cut["concepts"])
+        assert [c["label"] for c in cut["concepts"] if c["role"] == "mentions"] == [
+            c["label"] for i, c in enumerate(r["concepts"])
+            if c["role"] == "mentions" and (i < MIN_KEPT or c["score"] >= 0.2)]
     dpc = {c["label"]: c for c in rows[0]["concepts"]}
     assert dpc["Dynamic Prompt Corruption"]["type"] == "Method"
     assert dpc["Dynamic Prompt Corruption"]["role"] == "proposes"

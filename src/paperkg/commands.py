@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -233,10 +234,13 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_extract(args: argparse.Namespace, settings: Settings) -> int:
-    """Extract, then canonicalise within the input: each concept with its label and kind."""
+    """Extract, then canonicalise within the input: each concept with its label and kind.
+
+    Unless --min-score is given, this lists a paper's whole top-n, as a keyphrase ranking
+    does, and marks with `kept` what a KG built with these settings keeps of it."""
     from paperkg.build.canon import build_scheme
     from paperkg.build.embed import make_embedder
-    from paperkg.build.extract import ExtractSettings, extract_concepts
+    from paperkg.build.extract import ExtractSettings, extract_concepts, kept
     from paperkg.build.extraction import keyword_prior
     from paperkg.build.ingest import read_papers
     from paperkg.build.pipeline import check_settings
@@ -262,7 +266,12 @@ def cmd_extract(args: argparse.Namespace, settings: Settings) -> int:
     prior = keyword_prior(teachers, settings, rep)
     embedder = make_embedder(settings.embedder, settings.cache)
     ext = ExtractSettings.of(settings)
+    least = ext.least(prior, embedder.name)
+    if settings.min_score is None:  # a ranking lists the whole top-n; `kept` marks the KG's
+        ext = replace(ext, min_score=0.0)
     ranked = extract_concepts(result.papers, embedder, ext, rep.stage, prior)
+    dropped = {(pid, text) for pid, picks in ranked.items()
+               for rank, (text, score) in enumerate(picks) if not kept(rank, score, least)}
     scheme = build_scheme(ranked, result.papers)
     rep.close()
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -272,7 +281,10 @@ def cmd_extract(args: argparse.Namespace, settings: Settings) -> int:
             for m in scheme.mentions.get(paper.id, []):
                 c = scheme.concepts[m.concept_id]
                 concepts.append({"label": c.pref_label, "type": c.kind, "concept": c.id,
-                                 "surface": m.surface, "score": m.score, "role": m.role})
+                                 "surface": m.surface, "score": m.score, "role": m.role,
+                                 # a name it proposes or evaluates on is kept as such
+                                 "kept": m.role != "mentions"
+                                 or (paper.id, m.surface) not in dropped})
             fh.write(json.dumps({"id": paper.id, "concepts": concepts}, ensure_ascii=False)
                      + "\n")
     print(f"wrote {len(result.papers)} records to {args.out} ({len(scheme.concepts)} concepts, "

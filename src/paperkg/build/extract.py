@@ -50,6 +50,7 @@ __all__ = [
     "candidate_features",
     "document_text",
     "extract_concepts",
+    "kept",
     "mmr",
     "nested_pairs",
     "select",
@@ -134,7 +135,10 @@ class ExtractSettings:
         return fitted_ranker(embedder, bool(prior))
 
     def least(self, prior: KeywordPrior | None, embedder: str = "all-MiniLM-L6-v2") -> float:
-        """The least probability of a pick beyond a paper's best few (`select`)."""
+        """The least probability of a pick beyond a paper's best few (`select`); KeyBERT's
+        own extractor keeps its whole top-n."""
+        if self.extractor == "keybert":
+            return 0.0
         if self.min_score is not None:
             return self.min_score
         return fitted_min_score(embedder, bool(prior))
@@ -334,7 +338,13 @@ def select(
     nested = nested_pairs([keys[i] for i in keep]) if keys is not None else None
     picked = mmr(doc_vec, vecs[keep], top_n, diversity, prob[keep], nested)
     return [(int(keep[i]), score) for rank, (i, score) in enumerate(picked)
-            if rank < MIN_KEPT or prob[keep[i]] >= min_score]
+            if kept(rank, float(prob[keep[i]]), min_score)]
+
+
+def kept(rank: int, probability: float, least: float) -> bool:
+    """Whether a paper's pick at 0-based `rank` stays: its best MIN_KEPT always, the rest
+    at the least probability."""
+    return rank < MIN_KEPT or probability >= least
 
 
 def _leave_own_out(paper: Paper, cs: list[Candidate], prior: KeywordPrior) -> list[Candidate]:
