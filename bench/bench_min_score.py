@@ -3,9 +3,10 @@
     python bench/bench_min_score.py [--n 200] [--embedders onnx,static] [--scores 0,0.005,0.01]
     python bench/bench_min_score.py --sample fit --n 300 [-- --no-packaged-prior]
 
-Each input is extracted once per embedder with `--min-score 0`; every threshold is then
-applied as the extractor applies it (a paper keeps its best `MIN_KEPT`, then only picks at
-or above the threshold; the output is best first). Reported:
+Each input is extracted once per embedder as a ranking (`paperkg extract`, the whole
+top-n); every threshold is then applied as a KG applies it (a paper keeps its best
+`MIN_KEPT`, then only picks at or above the threshold; the output is best first; the rule
+for broad picks inside longer ones, `extract.trusted`, is left out). Reported:
 - on the first n held-out ICLR papers (bench/keywords_eval.held_out; id, title and abstract
   only, so the packaged statistics rank them): labels a paper and P/R/F1 @5 and @10 against
   the authors' keywords, which a threshold can only lower; or, with `--sample fit`, n
@@ -44,7 +45,7 @@ def _extract(srcs: list[Path], out: Path, embedder: str, cache: Path,
     for i, src in enumerate(srcs):
         part = out.with_suffix(f".{i}.jsonl")
         subprocess.run(["paperkg", "extract", str(src), "--out", str(part), "--embedder",
-                        embedder, "--cache-dir", str(cache), "--min-score", "0",
+                        embedder, "--cache-dir", str(cache),
                         "--skip-invalid", *extra], check=True)
         rows = [json.loads(line) for line in part.read_text(encoding="utf-8").splitlines()]
         scored.update({r["id"]: [(c["label"], c["score"]) for c in r["concepts"]

@@ -40,8 +40,9 @@ def _dpc_id(kg_dir: Path) -> str:
 
 def test_demo_kg_has_38_papers_each_with_ranked_concepts(demo_kg: Path,
                                                           capsys: pytest.CaptureFixture[str]):
-    """Every paper keeps its best three concepts (`extract.MIN_KEPT`); beyond them only
-    those above the least probability, so the count varies (about six on average)."""
+    """Every paper keeps its best three picks (`extract.MIN_KEPT`); beyond them only
+    those above the least probability, so the count varies (about six on average). Picks
+    that name one concept ("LLMs", "large language models") make one link."""
     manifest = json.loads((demo_kg / "manifest.json").read_text())
     assert manifest["counts"]["papers"] == 38
     code, out, _ = _run(capsys, "query", "--kg", str(demo_kg), "--format", "json", """
@@ -50,7 +51,7 @@ def test_demo_kg_has_38_papers_each_with_ranked_concepts(demo_kg: Path,
     bindings = json.loads(out)["results"]["bindings"]
     assert len(bindings) == 38
     counts = [int(b["n"]["value"]) for b in bindings]
-    assert min(counts) >= 3 and sum(counts) / len(counts) >= 5
+    assert min(counts) >= 2 and sum(counts) / len(counts) >= 5
 
 
 def test_query_papers_sharing_concepts_is_sensible(demo_kg: Path,
@@ -139,9 +140,10 @@ def test_extract_writes_ranked_concepts(tmp_path: Path, cache_dir: Path,
     for r in rows:  # the whole top-n, as a ranking; `kept`: what a KG keeps of it
         scores = [c["score"] for c in r["concepts"]]
         assert len(scores) >= 3 and scores == sorted(scores, reverse=True)
-        assert all(c["kept"] for c in r["concepts"][:MIN_KEPT])
-        assert all(c["kept"] == (c["score"] >= least or c["role"] != "mentions")
-                   for c in r["concepts"][MIN_KEPT:])
+        assert all(c["kept"] for c in r["concepts"] if c["role"] != "mentions")
+        shown = [c for c in r["concepts"] if c["kept"] and c["role"] == "mentions"]
+        assert len(shown) >= MIN_KEPT
+        assert all(c["score"] >= least for c in shown[MIN_KEPT:])
     assert sum(not c["kept"] for r in rows for c in r["concepts"]) > 0, "a tail the KG drops"
     assert len(rows[0]["concepts"]) >= 10
     given = tmp_path / "given.jsonl"  # a least probability given: the list is cut there

@@ -240,7 +240,7 @@ def cmd_extract(args: argparse.Namespace, settings: Settings) -> int:
     does, and marks with `kept` what a KG built with these settings keeps of it."""
     from paperkg.build.canon import build_scheme
     from paperkg.build.embed import make_embedder
-    from paperkg.build.extract import ExtractSettings, extract_concepts, kept
+    from paperkg.build.extract import ExtractSettings, extract_concepts
     from paperkg.build.extraction import keyword_prior
     from paperkg.build.ingest import read_papers
     from paperkg.build.pipeline import check_settings
@@ -265,13 +265,12 @@ def cmd_extract(args: argparse.Namespace, settings: Settings) -> int:
         teachers = learned.papers
     prior = keyword_prior(teachers, settings, rep)
     embedder = make_embedder(settings.embedder, settings.cache)
-    ext = ExtractSettings.of(settings)
-    least = ext.least(prior, embedder.name)
-    if settings.min_score is None:  # a ranking lists the whole top-n; `kept` marks the KG's
-        ext = replace(ext, min_score=0.0)
+    kg = ExtractSettings.of(settings)
+    ext = replace(kg, ranking=settings.min_score is None)  # then `kept` marks the KG's
     ranked = extract_concepts(result.papers, embedder, ext, rep.stage, prior)
     dropped = {(pid, text) for pid, picks in ranked.items()
-               for rank, (text, score) in enumerate(picks) if not kept(rank, score, least)}
+               for (text, _), k in zip(picks, kg.kg_keeps(picks, prior, embedder.name),
+                                       strict=True) if not k}
     scheme = build_scheme(ranked, result.papers)
     rep.close()
     args.out.parent.mkdir(parents=True, exist_ok=True)

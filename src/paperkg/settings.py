@@ -68,11 +68,10 @@ class Settings:
         DIVERSITY, "MMR diversity, 0 (none) to 1 (most); 0.1 keeps near-duplicates apart at "
         "little cost to keyword F1 (bench/fit_ranker.py)", "build")
     min_score: float | None = _opt(
-        None, "least keyword probability of a KG concept beyond a paper's best three; 0 keeps "
-        "the whole top-n (default: chosen per embedder and keyword statistics where it costs "
-        "no keyword F1, bench/bench_min_score.py; the 'paperkg' extractor only). 'extract' "
-        "lists the whole top-n unless this is given, marking with 'kept' what a KG keeps",
-        "build",
+        None, "least keyword probability of a KG concept beyond a paper's best three, 0 for "
+        "none (default: chosen per embedder and keyword statistics where it costs no keyword "
+        "F1, bench/bench_min_score.py; the 'paperkg' extractor only). 'extract' lists the "
+        "whole top-n unless this is given, marking with 'kept' what a KG keeps", "build",
         kind=float)
     no_cache: bool = _opt(False, "do not read or write the embedding cache", "build")
     statistics_from: Path = _opt(

@@ -40,6 +40,7 @@ from paperkg.build.text import (
     document_text,
     tokens,
 )
+from paperkg.lexicon import is_acronym
 from paperkg.settings import DIVERSITY, TOP_N, Settings
 
 __all__ = [
@@ -50,10 +51,10 @@ __all__ = [
     "candidate_features",
     "document_text",
     "extract_concepts",
-    "kept",
     "mmr",
     "nested_pairs",
     "select",
+    "trusted",
 ]
 
 EXTRACTOR_VERSION = "4"
@@ -110,7 +111,8 @@ class ExtractSettings:
 
     top_n: int = TOP_N
     diversity: float = DIVERSITY
-    min_score: float | None = None  # beyond a paper's best MIN_KEPT; None: fitted (`select`)
+    min_score: float | None = None  # beyond a paper's best MIN_KEPT; None: fitted (`trusted`)
+    ranking: bool = False  # the whole top-n, as `paperkg extract` lists it, not what a KG keeps
     nr_candidates: int = 40
     max_words: int = MAX_WORDS
     extractor: str = "paperkg"  # or "keybert": KeyBERT's own cosine + MMR on our candidates
@@ -135,13 +137,20 @@ class ExtractSettings:
         return fitted_ranker(embedder, bool(prior))
 
     def least(self, prior: KeywordPrior | None, embedder: str = "all-MiniLM-L6-v2") -> float:
-        """The least probability of a pick beyond a paper's best few (`select`); KeyBERT's
-        own extractor keeps its whole top-n."""
-        if self.extractor == "keybert":
-            return 0.0
+        """The least probability of a pick beyond a paper's best few (`trusted`)."""
         if self.min_score is not None:
             return self.min_score
         return fitted_min_score(embedder, bool(prior))
+
+    def kg_keeps(self, picks: Ranked, prior: KeywordPrior | None, embedder: str) -> list[bool]:
+        """Which of a paper's picks (best first) a KG keeps; KeyBERT's own extractor, all."""
+        if self.extractor == "keybert":
+            return [True] * len(picks)
+        broad = None
+        if prior:
+            def broad(text: str) -> bool:
+                return _one_word(text) or prior.umbrella(text)
+        return trusted(picks, self.least(prior, embedder), broad)
 
     def info(self, model: str, prior: KeywordPrior | None = None) -> ExtractorInfo:
         params: dict[str, str | int | float] = {
@@ -153,8 +162,11 @@ class ExtractSettings:
 
             return ExtractorInfo("keybert", model, version("keybert"), params)
         weights, bias = self.model(prior, model)
-        params.update({"nr_candidates": self.nr_candidates,
-                       "min_score": self.least(prior, model), "bias": bias})
+        params.update({"nr_candidates": self.nr_candidates, "bias": bias})
+        if self.ranking:
+            params["ranking"] = 1
+        else:
+            params["min_score"] = self.least(prior, model)
         params.update({f"w_{name}": w for name, w in zip(FEATURES, weights, strict=True)})
         if prior:
             params["keyword_prior"] = (f"{prior.source}: {prior.papers} papers, "
@@ -302,7 +314,6 @@ def extract_concepts(
     share = share or CorpusShare(cands)
     coef, bias = settings.model(prior, embedder.name)
     weights = np.asarray(coef, dtype=np.float32)
-    least = settings.least(prior, embedder.name)
     for paper, doc, doc_vec, cs in zip(papers, docs, doc_vecs, cands, strict=True):
         if prior and paper.keywords:
             cs = _leave_own_out(paper, cs, prior)
@@ -312,8 +323,12 @@ def extract_concepts(
             x = candidate_features(paper, doc, cs, vecs @ doc_vec, prior, share)
             picked = select(x, weights, bias, vecs, doc_vec, settings.top_n,
                             settings.diversity, settings.nr_candidates,
-                            [term_key(c.text) for c in cs], least)
-            out[paper.id] = [(cs[i].text, score) for i, score in picked]
+                            [term_key(c.text) for c in cs])
+            ranked = [(cs[i].text, score) for i, score in picked]
+            if not settings.ranking:
+                keeps = settings.kg_keeps(ranked, prior, embedder.name)
+                ranked = [pick for pick, k in zip(ranked, keeps, strict=True) if k]
+            out[paper.id] = ranked
         if tick:
             tick(1)
     return out
@@ -322,29 +337,50 @@ def extract_concepts(
 def select(
     x: np.ndarray, weights: np.ndarray, bias: float, vecs: np.ndarray, doc_vec: np.ndarray,
     top_n: int, diversity: float, nr_candidates: int, keys: Sequence[str] | None = None,
-    min_score: float = 0.0,
 ) -> list[tuple[int, float]]:
     """(candidate index, keyword probability) of the picks: the logistic model's
     `nr_candidates` most probable, then MMR over them by that probability, with at most
-    one pick nested in another (given the candidates' `keys`).
-
-    Beyond the best MIN_KEPT, a pick needs `min_score`: a list filled to `top_n` with
-    what authors would hardly ever choose ("general pattern", "appropriate limit") tells a
-    reader less than a shorter one. The best few stay whatever their probability: a paper
-    with no concepts could not be found by what it shares.
-    """
+    one pick nested in another (given the candidates' `keys`)."""
     prob = 1.0 / (1.0 + np.exp(-(x @ weights + bias)))
     keep = np.argsort(-prob, kind="stable")[:nr_candidates]
     nested = nested_pairs([keys[i] for i in keep]) if keys is not None else None
     picked = mmr(doc_vec, vecs[keep], top_n, diversity, prob[keep], nested)
-    return [(int(keep[i]), score) for rank, (i, score) in enumerate(picked)
-            if kept(rank, float(prob[keep[i]]), min_score)]
+    return [(int(keep[i]), score) for i, score in picked]
 
 
-def kept(rank: int, probability: float, least: float) -> bool:
-    """Whether a paper's pick at 0-based `rank` stays: its best MIN_KEPT always, the rest
-    at the least probability."""
-    return rank < MIN_KEPT or probability >= least
+def trusted(picks: Ranked, least: float, broad: Callable[[str], bool] | None = None,
+            ) -> list[bool]:
+    """Which of a paper's picks (best first) a KG keeps.
+
+    Best first, a pick is kept while the paper has fewer than MIN_KEPT, and beyond them
+    only with the `least` probability: a list filled to top-n with what authors would
+    hardly ever choose ("general pattern", "appropriate limit") tells a reader less than a
+    shorter one; the best few stay, or a paper could not be found by what it shares.
+
+    A `broad` pick (by default one word that is no acronym) whose words all lie in a kept
+    pick is left to it, and gives way to one that comes later: "emotion" beside
+    "emotion-oriented summarization", and with keyword statistics an umbrella term such
+    as "neural network" beside "deep neural network" only repeat the idea the longer
+    label names precisely. A specific shorter term stays beside its variant ("domain
+    adaptation" beside "feature-level domain adaptation"): it is what links the paper to
+    others.
+    """
+    is_broad = broad or _one_word
+    words = [frozenset(term_key(text).split()) for text, _ in picks]
+    wide = [is_broad(text) for text, _ in picks]
+    kept: list[int] = []
+    for i, (_, score) in enumerate(picks):
+        if wide[i] and any(words[i] < words[k] for k in kept):
+            continue
+        if len(kept) < MIN_KEPT or score >= least:
+            kept = [k for k in kept if not (wide[k] and words[k] < words[i])]
+            kept.append(i)
+    chosen = set(kept)
+    return [i in chosen for i in range(len(picks))]
+
+
+def _one_word(text: str) -> bool:
+    return " " not in term_key(text) and not is_acronym(text)
 
 
 def _leave_own_out(paper: Paper, cs: list[Candidate], prior: KeywordPrior) -> list[Candidate]:

@@ -41,6 +41,11 @@ MIN_KEYWORD_PAPERS = 2
 # offering it list it as a keyword (`KeywordPrior.too_generic`).
 SPECIFIC_SHARE = 0.05
 _SPECIFIC_LOG_ODDS = math.log(SPECIFIC_SHARE / (1 - SPECIFIC_SHARE))
+# A phrase inside a longer concept of the same paper gives way to it when at least
+# UMBRELLA_PAPERS papers offer it and under UMBRELLA_SHARE of them list it as a keyword: an
+# umbrella term (`KeywordPrior.umbrella`, `extract.trusted`).
+UMBRELLA_SHARE = 0.1
+UMBRELLA_PAPERS = 20
 # An input learns its own prior only from this many papers with keywords: from fewer, a
 # handful of papers' keywords would decide every score.
 MIN_OWN_KEYWORD_PAPERS = 200
@@ -78,6 +83,14 @@ class KeywordPrior:
         if " " in phrase or is_acronym(phrase):
             return False
         return self.scores(term_key(phrase))[0] < _SPECIFIC_LOG_ODDS
+
+    def umbrella(self, phrase: str) -> bool:
+        """A phrase many papers offer and few choose (smoothed): "neural network",
+        "language models", "loss function"; not "domain adaptation", "clustering", nor a
+        phrase too rare to tell."""
+        key = term_key(phrase)
+        return (self.candidate[key] >= UMBRELLA_PAPERS
+                and self.scores(key)[0] < math.log(UMBRELLA_SHARE / (1 - UMBRELLA_SHARE)))
 
     def fingerprint(self) -> str:
         """A short hash of the counts: the extraction cache depends on it."""
