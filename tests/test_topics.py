@@ -192,7 +192,10 @@ def test_demo_kg_topics_fields_and_the_path_from_paper_to_field(demo_kg: Path) -
         { ?x a pkg:Topic } UNION { ?x a pkg:Field } ?x rdfs:label ?l }""").rows]
     assert labels and len(set(labels)) == len(labels)
     assert not any("," in label for label in labels)
-    # a pair the demo papers keep together: parameter-efficient fine-tuning is fine-tuning
+    # a pair the demo papers keep together: its papers on parameter-efficient fine-tuning
+    # tune large language models; that it is fine-tuning, the hierarchy says
     same = kg.sparql("""ASK { ?a skos:prefLabel "parameter-efficient fine-tuning" ;
-        pkg:topic ?t . ?b skos:prefLabel "fine-tuning" ; pkg:topic ?t }""")
+        pkg:topic ?t . ?b skos:prefLabel "large language models" ; pkg:topic ?t }""")
     assert same.boolean
+    assert kg.sparql("""ASK { ?a skos:prefLabel "parameter-efficient fine-tuning" ;
+        skos:broader/skos:prefLabel "fine-tuning" }""").boolean
