@@ -46,6 +46,7 @@ _SPECIFIC_LOG_ODDS = math.log(SPECIFIC_SHARE / (1 - SPECIFIC_SHARE))
 # umbrella term (`KeywordPrior.umbrella`, `extract.trusted`).
 UMBRELLA_SHARE = 0.1
 UMBRELLA_PAPERS = 20
+_UMBRELLA_LOG_ODDS = math.log(UMBRELLA_SHARE / (1 - UMBRELLA_SHARE))
 # An input learns its own prior only from this many papers with keywords: from fewer, a
 # handful of papers' keywords would decide every score.
 MIN_OWN_KEYWORD_PAPERS = 200
@@ -90,7 +91,7 @@ class KeywordPrior:
         phrase too rare to tell."""
         key = term_key(phrase)
         return (self.candidate[key] >= UMBRELLA_PAPERS
-                and self.scores(key)[0] < math.log(UMBRELLA_SHARE / (1 - UMBRELLA_SHARE)))
+                and self.scores(key)[0] < _UMBRELLA_LOG_ODDS)
 
     def fingerprint(self) -> str:
         """A short hash of the counts: the extraction cache depends on it."""
