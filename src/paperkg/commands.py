@@ -268,9 +268,9 @@ def cmd_extract(args: argparse.Namespace, settings: Settings) -> int:
     kg = ExtractSettings.of(settings)
     ext = replace(kg, ranking=settings.min_score is None)  # then `kept` marks the KG's
     ranked = extract_concepts(result.papers, embedder, ext, rep.stage, prior)
+    kg_keeps = kg.kg_rule(prior, embedder.name)
     dropped = {(pid, text) for pid, picks in ranked.items()
-               for (text, _), k in zip(picks, kg.kg_keeps(picks, prior, embedder.name),
-                                       strict=True) if not k}
+               for (text, _), k in zip(picks, kg_keeps(picks), strict=True) if not k}
     scheme = build_scheme(ranked, result.papers)
     rep.close()
     args.out.parent.mkdir(parents=True, exist_ok=True)

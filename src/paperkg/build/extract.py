@@ -142,15 +142,19 @@ class ExtractSettings:
             return self.min_score
         return fitted_min_score(embedder, bool(prior))
 
-    def kg_keeps(self, picks: Ranked, prior: KeywordPrior | None, embedder: str) -> list[bool]:
-        """Which of a paper's picks (best first) a KG keeps; KeyBERT's own extractor, all."""
+    def kg_rule(self, prior: KeywordPrior | None, embedder: str,
+                ) -> Callable[[Ranked], list[bool]]:
+        """Which of a paper's picks (best first) a KG keeps (`trusted`, its threshold and
+        its test of a broad pick settled once); KeyBERT's own extractor keeps them all."""
         if self.extractor == "keybert":
-            return [True] * len(picks)
-        broad = None
-        if prior:
-            def broad(text: str) -> bool:
-                return _one_word(text) or prior.umbrella(text)
-        return trusted(picks, self.least(prior, embedder), broad)
+            return lambda picks: [True] * len(picks)
+        least = self.least(prior, embedder)
+        if not prior:
+            return lambda picks: trusted(picks, least)
+
+        def broad(text: str) -> bool:
+            return _one_word(text) or prior.umbrella(text)
+        return lambda picks: trusted(picks, least, broad)
 
     def info(self, model: str, prior: KeywordPrior | None = None) -> ExtractorInfo:
         params: dict[str, str | int | float] = {
@@ -314,6 +318,7 @@ def extract_concepts(
     share = share or CorpusShare(cands)
     coef, bias = settings.model(prior, embedder.name)
     weights = np.asarray(coef, dtype=np.float32)
+    kg_keeps = None if settings.ranking else settings.kg_rule(prior, embedder.name)
     for paper, doc, doc_vec, cs in zip(papers, docs, doc_vecs, cands, strict=True):
         if prior and paper.keywords:
             cs = _leave_own_out(paper, cs, prior)
@@ -325,9 +330,8 @@ def extract_concepts(
                             settings.diversity, settings.nr_candidates,
                             [term_key(c.text) for c in cs])
             ranked = [(cs[i].text, score) for i, score in picked]
-            if not settings.ranking:
-                keeps = settings.kg_keeps(ranked, prior, embedder.name)
-                ranked = [pick for pick, k in zip(ranked, keeps, strict=True) if k]
+            if kg_keeps is not None:
+                ranked = [pick for pick, k in zip(ranked, kg_keeps(ranked), strict=True) if k]
             out[paper.id] = ranked
         if tick:
             tick(1)
