@@ -236,16 +236,19 @@ def test_remove_equals_a_fresh_build_of_the_rest(work: Path, base: Path) -> None
         update_kg(kg, remove=["nope"], settings=_settings(work / "cache"), reporter=_quiet())
 
 
-def test_many_new_papers_ask_for_new_statistics(work: Path, base: Path) -> None:
+def test_many_new_papers_ask_for_new_statistics(work: Path, base: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """Over 10 % of the papers not counted in the statistics: the manifest says so and
     `add` prints a hint; relearning (no new input) clears it. A KG without stored
-    statistics (an older build) relearns them."""
+    statistics (an older build) relearns them. `add` without `--embedder` ranks with the
+    KG's (static), not the default: another embedder would relearn the statistics."""
     from paperkg.cli import main
 
+    monkeypatch.delenv("PAPERKG_EMBEDDER", raising=False)
     kg = _copy(base, "stale")
     more = _write(work / "g" / "more.jsonl", RECORDS[100:112])
-    proc = _cli(main, ["add", "--kg", str(kg), str(more), "--embedder", "static",
-                       "--cache-dir", str(work / "cache")])
+    proc = _cli(main, ["add", "--kg", str(kg), str(more), "--cache-dir", str(work / "cache")])
+    assert json.loads((kg / "manifest.json").read_text())["settings"]["embedder"] == "static"
     assert "hint: 12 of 112 papers are new since the corpus statistics were learned" in proc
     assert "--relearn-statistics" in proc
     manifest = update_kg(kg, settings=_settings(work / "cache"), reporter=_quiet(),

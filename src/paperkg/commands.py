@@ -15,7 +15,7 @@ from paperkg.build.pipeline import build_kg
 from paperkg.errors import UsageError
 from paperkg.progress import Reporter
 from paperkg.read.kg import open_kg
-from paperkg.settings import Settings
+from paperkg.settings import Settings, given_settings
 
 __all__ = ["format_table"]
 
@@ -94,7 +94,8 @@ def cmd_add(args: argparse.Namespace, settings: Settings) -> int:
                          "relearn the corpus statistics)")
     _check_inputs(args.inputs)
     manifest = update_kg(settings.kg, add=args.inputs, settings=settings,
-                         skip_invalid=args.skip_invalid, relearn=args.relearn_statistics)
+                         skip_invalid=args.skip_invalid, relearn=args.relearn_statistics,
+                         given=given_settings(args))
     u = manifest["update"]
     print(f"updated {settings.kg}: {u['added']} added, {u['changed']} changed; "
           f"{_summary(manifest)}")
@@ -106,7 +107,7 @@ def cmd_remove(args: argparse.Namespace, settings: Settings) -> int:
     from paperkg.build.update import update_kg
 
     manifest = update_kg(settings.kg, remove=args.ids, settings=settings,
-                         relearn=args.relearn_statistics)
+                         relearn=args.relearn_statistics, given=given_settings(args))
     print(f"updated {settings.kg}: {manifest['update']['removed']} removed; "
           f"{_summary(manifest)}")
     _statistics_hint(settings.kg, manifest)

@@ -15,8 +15,8 @@ from typing import Any
 
 from paperkg.errors import UsageError
 
-__all__ = ["BUILD_SETTINGS", "READ_SETTINGS", "SERVE_SETTINGS", "Settings", "add_arguments",
-           "default_cache_dir", "from_args"]
+__all__ = ["BUILD_SETTINGS", "CONCEPT_SETTINGS", "READ_SETTINGS", "SERVE_SETTINGS", "Settings",
+           "add_arguments", "default_cache_dir", "from_args", "given_settings"]
 
 
 #: The weight of word similarity (TF-IDF of title and abstract) against shared concepts in
@@ -178,6 +178,32 @@ READ_SETTINGS: tuple[str, ...] = _group("common")
 SERVE_SETTINGS: tuple[str, ...] = _group("serve", "common")
 
 
+#: The settings that shape a KG's concepts. A KG records them (its manifest's "settings");
+#: `add` and `remove` follow them unless a flag or PAPERKG_* variable chooses otherwise.
+CONCEPT_SETTINGS: tuple[str, ...] = ("embedder", "extractor", "no_packaged_prior", "top_n",
+                                     "diversity", "min_score")
+
+_GIVEN = "_given_settings"
+
+
+class _Given(argparse.Action):
+    """Stores a flag's value and notes that it was given (argparse does not say whether a
+    value is a default)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        setattr(namespace, self.dest, True if self.nargs == 0 else values)
+        setattr(namespace, _GIVEN, {*getattr(namespace, _GIVEN, ()), self.dest})
+
+
+def given_settings(args: argparse.Namespace, env: Mapping[str, str] | None = None
+                   ) -> frozenset[str]:
+    """The settings chosen by a flag or a PAPERKG_* variable, not left at their default."""
+    env = os.environ if env is None else env
+    in_env = {f.name for f in fields(Settings) if f"PAPERKG_{f.name.upper()}" in env}
+    return frozenset({*getattr(args, _GIVEN, ()), *in_env})
+
+
 def _convert(name: str, raw: str, kind: type) -> Any:
     try:
         if kind is bool:
@@ -197,12 +223,13 @@ def add_arguments(parser: argparse.ArgumentParser, names: Iterable[str]) -> None
         default = getattr(base, name)
         meta = f.metadata
         if isinstance(f.default, bool):
-            parser.add_argument(flag, action="store_true", default=default, help=meta["help"])
+            parser.add_argument(flag, action=_Given, nargs=0, default=default,
+                                help=meta["help"])
             continue
         kind = _kind(f)
         shown = "" if default is None else "; default: %(default)s"
         parser.add_argument(
-            flag, type=kind, default=default, choices=meta.get("choices"),
+            flag, action=_Given, type=kind, default=default, choices=meta.get("choices"),
             help=f"{meta['help']} (env PAPERKG_{name.upper()}{shown})",
         )
 

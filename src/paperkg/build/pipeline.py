@@ -37,7 +37,7 @@ from paperkg.kgdir import (
     STATISTICS,
 )
 from paperkg.progress import Reporter
-from paperkg.settings import Settings
+from paperkg.settings import CONCEPT_SETTINGS, Settings
 
 if TYPE_CHECKING:
     pass
@@ -258,6 +258,7 @@ def make_manifest(
         },
         "extractor": asdict(content.info),
         "embedder": settings.embedder,
+        "settings": {n: getattr(settings, n) for n in CONCEPT_SETTINGS},
         "statistics": statistics_entry(content.epoch, content.keys),
         "shacl": content.validated,
         "timings_s": {k: round(v, 2) for k, v in rep.timings.items()},

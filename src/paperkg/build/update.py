@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -45,7 +45,7 @@ from paperkg.build.writer import kg_lock, read_papers_file, swap_in
 from paperkg.errors import BuildError, UsageError
 from paperkg.kgdir import PAPERS, REJECTS, SCHEME, read_manifest
 from paperkg.progress import Reporter
-from paperkg.settings import Settings
+from paperkg.settings import CONCEPT_SETTINGS, Settings
 
 __all__ = ["update_kg"]
 
@@ -58,9 +58,13 @@ def update_kg(
     skip_invalid: bool = False,
     reporter: Reporter | None = None,
     relearn: bool = False,
+    given: Collection[str] | None = None,
 ) -> dict[str, Any]:
     """Add (or replace, same id) the papers of `add` and remove the ids of `remove`,
     under the KG's stored statistics (or, `relearn`, statistics learned again).
+
+    `given` names the settings the caller chose (the CLI: flags and PAPERKG_* variables);
+    the concept settings it does not name are the KG's own. None: all of `settings`.
 
     Returns the new manifest, with an `update` entry saying what changed.
     """
@@ -72,6 +76,8 @@ def update_kg(
     read_manifest(kg)  # not a KG: say so before leaving a lock file beside it
     with kg_lock(kg, rep.stream):
         manifest = read_manifest(kg)
+        settings = _follow(settings, manifest, given, rep)
+        check_settings(settings)
         old = {p.id: p for p in read_papers_file(kg / PAPERS)}
         missing = [i for i in remove if i not in old]
         if missing:
@@ -203,3 +209,21 @@ def _old_rejects(kg: Path) -> list[Reject]:
         row = json.loads(line)
         out.append(Reject(row["file"], row["line"], row["reason"], row["record"]))
     return out
+
+
+def _follow(settings: Settings, manifest: Mapping[str, Any], given: Collection[str] | None,
+            rep: Reporter) -> Settings:
+    """The KG's own concept settings where the caller chose none: an `add` to a KG built
+    with `--embedder static` ranks with it, instead of re-ranking every paper with the
+    default embedder."""
+    if given is None:
+        return settings
+    # a KG built before the manifest kept its settings recorded its embedder alone
+    recorded = manifest.get("settings") or {"embedder": manifest.get("embedder")}
+    taken = {n: recorded[n] for n in CONCEPT_SETTINGS
+             if n in recorded and n not in given and recorded[n] != getattr(settings, n)
+             and (n != "embedder" or recorded[n] is not None)}
+    if taken:
+        rep.step("with the KG's settings: "
+                 + ", ".join(f"{n.replace('_', '-')} {v}" for n, v in taken.items()))
+    return replace(settings, **taken)
