@@ -10,14 +10,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sys
 from collections.abc import Collection, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from paperkg.build.canon import ConceptScheme
+from paperkg.build.forked import Forked
 from paperkg.build.gcpause import paused_gc
 from paperkg.build.ingest import Reject
 from paperkg.build.statistics import Epoch, save_epoch, write_results
@@ -40,7 +40,7 @@ from paperkg.progress import Reporter
 if TYPE_CHECKING:
     from paperkg.build.pipeline import Content
 
-__all__ = ["FilesWriter", "write_files"]
+__all__ = ["files_beside", "write_files"]
 
 
 @paused_gc()
@@ -57,56 +57,17 @@ def write_files(
     return _write(target, content, rejects, rep, statistics_of, unchanged, vectors)
 
 
-class FilesWriter:
-    """`write_files` in a forked process, so that an update writes its files while it
-    checks SHACL and writes the store (the two take about as long; this machine has two
-    cores). The abstract vectors are made here first: an embedder's model must not run in
-    a forked child. Fork is used on Linux only (on macOS it is unsafe once system
-    frameworks are loaded); elsewhere the files are written by `wait`."""
-
-    def __init__(self, target: Path, content: Content, rejects: Sequence[Reject],
-                 rep: Reporter, statistics_of: Path | None = None,
-                 unchanged: Collection[str] | None = None) -> None:
-        import multiprocessing
-
-        vectors = _doc_vectors(content, statistics_of, unchanged)
-        self._args = (target, content, rejects, rep, statistics_of, unchanged, vectors)
-        self._child: Any = None
-        if sys.platform.startswith("linux"):
-            ctx = multiprocessing.get_context("fork")
-            self._answer, sent = ctx.Pipe(duplex=False)
-            rep.step("writing the NetworkX graph, the abstract vectors and the papers "
-                     "(a second process)")
-            self._child = ctx.Process(target=_write_in_child, args=(sent, *self._args),
-                                      daemon=True, name="paperkg-files")
-            self._child.start()
-            sent.close()
-
-    def wait(self) -> dict[str, int]:
-        """The counts of `write_files`, once the files are written."""
-        if self._child is None:
-            return _write(*self._args)
-        try:
-            counts: dict[str, int] | None = self._answer.recv()
-        except EOFError:  # the child ended without an answer: its traceback is above
-            counts = None
-        self._child.join()
-        if counts is None or self._child.exitcode != 0:
-            raise RuntimeError(f"writing the KG files failed in process {self._child.pid} "
-                               f"(exit code {self._child.exitcode}; its error is above)")
-        return counts
-
-    def cancel(self) -> None:
-        """Stop the child (the update failed): its directory is about to be removed."""
-        if self._child is not None and self._child.is_alive():
-            self._child.terminate()
-        if self._child is not None:
-            self._child.join()
-
-
-def _write_in_child(answer: Any, *args: Any) -> None:
-    answer.send(_write(*args))
-    answer.close()
+def files_beside(target: Path, content: Content, rejects: Sequence[Reject], rep: Reporter,
+                 statistics_of: Path | None = None, unchanged: Collection[str] | None = None,
+                 ) -> Forked[dict[str, int]]:
+    """`write_files` in a forked process (`build.forked`), so that an update writes its
+    files while it checks SHACL and writes the store. The abstract vectors are made here
+    first: an embedder's model must not run in a forked child."""
+    vectors = _doc_vectors(content, statistics_of, unchanged)
+    rep.step("writing the NetworkX graph, the abstract vectors and the papers (a second "
+             "process)")
+    return Forked("writing the KG files", _write, target, content, rejects, rep,
+                  statistics_of, unchanged, vectors)
 
 
 @paused_gc()

@@ -27,8 +27,9 @@ from typing import Any
 
 from paperkg.build.delta import Delta, load_scheme, plan
 from paperkg.build.extraction import extractor_under
+from paperkg.build.forked import Forked
 from paperkg.build.ingest import Paper, Reject
-from paperkg.build.kgfiles import FilesWriter
+from paperkg.build.kgfiles import files_beside
 from paperkg.build.pipeline import (
     Content,
     _validate,
@@ -129,17 +130,25 @@ def update_kg(
         tmp = kg.with_name(f".{kg.name}.building-{os.getpid()}")
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()
-        files: FilesWriter | None = None
+        files: Forked[dict[str, int]] | None = None
+        check: Forked[tuple[bool, str, str]] | None = None
         try:
-            # the files are written beside the SHACL check and the store
-            files = FilesWriter(tmp, content, [*_old_rejects(kg), *rejects], rep,
-                                statistics_of=kg if epoch is not None else None,
-                                unchanged=unchanged)
+            # the files, the SHACL check and the store's difference are made side by side;
+            # a server's store is written only once SHACL has passed (a graph on a server
+            # is not removed with the directory)
+            files = files_beside(tmp, content, [*_old_rejects(kg), *rejects], rep,
+                                 statistics_of=kg if epoch is not None else None,
+                                 unchanged=unchanged)
             if delta is not None:
-                content = _validate_changed(content, delta, rep)
+                check = Forked("the SHACL check", _check_changed, content, delta, rep)
+                if manifest.get("store"):
+                    content = _verdict(content, check)
             out_n, in_n, triples, store = update_store(
                 kg, tmp, content, manifest.get("store"), rep, delta,
                 manifest.get("counts", {}).get("triples"))
+            if check is not None and not manifest.get("store"):
+                content = _verdict(content, check)
+            check = None
             counts = files.wait()
             files = None
             new = make_manifest(content, settings, rep, began,
@@ -159,8 +168,9 @@ def update_kg(
             write_manifest(tmp, new)
             swap_in(tmp, kg)
         finally:
-            if files is not None:
-                files.cancel()
+            for child in (files, check):
+                if child is not None:
+                    child.cancel()
             shutil.rmtree(tmp, ignore_errors=True)
         drop_old_graph(manifest.get("store"), store)
     rep.step(f"{kg} updated: {len(new_ids)} added, {len(changed)} changed, {len(remove)} "
@@ -168,11 +178,13 @@ def update_kg(
     return new
 
 
-def _validate_changed(content: Content, delta: Delta, rep: Reporter) -> Content:
+def _check_changed(content: Content, delta: Delta, rep: Reporter) -> tuple[bool, str, str]:
     """SHACL over the changed units (`build.delta`): the concepts, merge decisions,
     topics and fields that changed and the papers whose triples may have (new, changed,
     or with other mentions: a merge decided otherwise); the concepts they link to are
-    given by their types. The other triples are the ones validated before."""
+    given by their types. The other triples are the ones validated before.
+
+    (conforms, what was checked, its violations): run in a child beside the store."""
     from paperkg.build.delta import linked_concepts, sub_scheme
     from paperkg.build.rdf import concept_types, iter_triples
     from paperkg.build.shacl import validate_stream
@@ -186,15 +198,19 @@ def _validate_changed(content: Content, delta: Delta, rep: Reporter) -> Content:
     linked = linked_concepts(content.scheme, delta.change,
                              (m.concept_id for ms in mentions.values() for m in ms))
     context = {concept_iri(cid): concept_types(content.scheme.concepts[cid]) for cid in linked}
-    rep.step(f"validating against the SHACL shapes: {len(scheme.concepts)} concepts, "
-             f"{len(scheme.topics)} topics, {len(papers)} papers (the changed ones)")
+    what = (f"{len(scheme.concepts)} concepts, {len(scheme.topics)} topics, {len(papers)} "
+            "papers (the changed ones)")
+    rep.step(f"validating against the SHACL shapes: {what}")
     report = validate_stream(iter_triples(papers, scheme, content.info,
                                           linked=content.scheme.concepts), context=context)
-    if not report.conforms:
-        raise BuildError(f"the updated graph fails SHACL validation ({report.violations} "
-                         f"violation(s)):\n{report.text}")
-    return replace(content, validated=f"conforms (changed units re-checked: "
-                                      f"{len(scheme.concepts)} concepts, {len(papers)} papers)")
+    return report.conforms, what, f"{report.violations} violation(s)):\n{report.text}"
+
+
+def _verdict(content: Content, check: Forked[tuple[bool, str, str]]) -> Content:
+    conforms, what, violations = check.wait()
+    if not conforms:
+        raise BuildError(f"the updated graph fails SHACL validation ({violations}")
+    return replace(content, validated=f"conforms (changed units re-checked: {what})")
 
 
 def _old_rejects(kg: Path) -> list[Reject]:
