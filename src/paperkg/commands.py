@@ -11,7 +11,6 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from paperkg.build.pipeline import build_kg
 from paperkg.errors import UsageError
 from paperkg.progress import Reporter
 from paperkg.read.kg import open_kg
@@ -78,6 +77,8 @@ def _check_inputs(paths: Sequence[Path]) -> None:
 
 def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
     _check_inputs(args.inputs)
+    from paperkg.build.pipeline import build_kg
+
     manifest = build_kg(args.inputs, args.out, settings, skip_invalid=args.skip_invalid)
     print(f"built {args.out}: {_summary(manifest)}")
     if manifest["counts"]["rejected"]:
@@ -138,6 +139,7 @@ def cmd_fetch(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
+    from paperkg.build.pipeline import build_kg
 
     data = args.data or _demo_data()
     inputs = sorted(data.glob("*.txt"))

@@ -198,9 +198,8 @@ def _check_changed(content: Content, delta: Delta, rep: Reporter) -> tuple[bool,
     linked = linked_concepts(content.scheme, delta.change,
                              (m.concept_id for ms in mentions.values() for m in ms))
     context = {concept_iri(cid): concept_types(content.scheme.concepts[cid]) for cid in linked}
-    what = (f"{len(scheme.concepts)} concepts, {len(scheme.topics)} topics, {len(papers)} "
-            "papers (the changed ones)")
-    rep.step(f"validating against the SHACL shapes: {what}")
+    what = f"{len(scheme.concepts)} concepts, {len(scheme.topics)} topics, {len(papers)} papers"
+    rep.step(f"validating against the SHACL shapes: {what} (the changed ones)")
     report = validate_stream(iter_triples(papers, scheme, content.info,
                                           linked=content.scheme.concepts), context=context)
     return report.conforms, what, f"{report.violations} violation(s)):\n{report.text}"
