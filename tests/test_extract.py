@@ -320,7 +320,7 @@ def test_the_code_fingerprint_follows_the_code_not_its_comments(
     reformatting keeps them; a change to what the code does throws them away."""
     import importlib
 
-    from paperkg.build.fingerprint import source_fingerprint
+    from paperkg.build.fingerprint import forget_code, source_fingerprint
 
     monkeypatch.syspath_prepend(str(tmp_path))
     probe = tmp_path / "fp_probe.py"
@@ -328,7 +328,7 @@ def test_the_code_fingerprint_follows_the_code_not_its_comments(
     def fingerprint(source: str) -> str:
         probe.write_text(source, encoding="utf-8")
         importlib.invalidate_caches()
-        source_fingerprint.cache_clear()
+        forget_code()
         return source_fingerprint("fp_probe")
 
     base = fingerprint('"""Doc."""\n\ndef f(x):\n    return x + 1\n')
@@ -337,4 +337,4 @@ def test_the_code_fingerprint_follows_the_code_not_its_comments(
     assert fingerprint('"""Doc."""\n\ndef f(x):\n    return x + 2\n') != base
     assert fingerprint('"""Doc."""\n\ndef f(x):\n    "not a docstring" + ""\n    return x + 1\n'
                        ) != base
-    source_fingerprint.cache_clear()
+    forget_code()

@@ -15,7 +15,7 @@ from functools import cache
 from importlib.util import find_spec
 from pathlib import Path
 
-__all__ = ["source_fingerprint"]
+__all__ = ["forget_code", "source_fingerprint"]
 
 
 def _file(module: str) -> Path | None:
@@ -51,6 +51,17 @@ def _code(tree: ast.Module) -> bytes:
 
 
 @cache
+def _module(module: str) -> tuple[frozenset[str], bytes] | None:
+    """(the paperkg modules it imports, its code) of one module, read once per process:
+    the fingerprints of an update (extractor, labels, SHACL) share most of their modules."""
+    path = _file(module)
+    if path is None:
+        return None
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return frozenset(_imports(tree)), _code(tree)
+
+
+@cache
 def source_fingerprint(*roots: str) -> str:
     """12 hex of the code of `roots` and every paperkg module they import."""
     todo, seen = list(roots), set()
@@ -60,12 +71,17 @@ def source_fingerprint(*roots: str) -> str:
         if module in seen:
             continue
         seen.add(module)
-        path = _file(module)
-        if path is not None:
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-            todo += _imports(tree)
-            code[module] = _code(tree)
+        found = _module(module)
+        if found is not None:
+            todo += found[0]
+            code[module] = found[1]
     h = hashlib.sha256()
     for module in sorted(code):
         h.update(module.encode() + b"\0" + code[module])
     return h.hexdigest()[:12]
+
+
+def forget_code() -> None:
+    """Read the modules again at the next fingerprint (a test that rewrites one)."""
+    _module.cache_clear()
+    source_fingerprint.cache_clear()
