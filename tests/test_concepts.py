@@ -108,6 +108,11 @@ def test_kinds_and_roles_in_the_dpc_abstract() -> None:
     assert head_kind("fairness") is None
     portllm = clean_text(_seed("PORTLLM"))
     assert "Mistral-7B" not in paper_roles(portllm, abbreviations(portllm)).evaluated_on
+    # a list of names is evaluated on only where its sentence speaks of evaluation
+    aside = ("Under regulations such as GDPR and CCPA, models must forget. Alignment "
+             "algorithms such as RLHF and DPO reduce diversity. Our method ranks first on "
+             "SceneFlow and KITTI.")
+    assert paper_roles(aside, []).evaluated_on == ("SceneFlow", "KITTI")
     assert code_links(r"Code: \url{https://github.com/a/b}.") == ["https://github.com/a/b"]
 
 

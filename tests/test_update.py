@@ -178,6 +178,26 @@ def test_add_under_the_stored_statistics_equals_a_build_under_them(work: Path, b
     assert_same_kg(kg, work / "scratch-stats-added")
 
 
+def test_text_facts_read_by_other_code_are_read_again(work: Path, base: Path) -> None:
+    """A KG records the code that read its papers' text facts (abbreviations, roles). When
+    that code has changed, an update reads them again from the texts instead of keeping
+    the stored ones: here the stored ones are emptied and said to be another code's, and
+    the update is still the build of the same papers under the same statistics."""
+    kg = _copy(base, "other-facts")
+    with gzip.open(kg / RANKED, "rt", encoding="utf-8") as fh:
+        rows = [json.loads(line) for line in fh]
+    assert any(row[4] for row in rows)  # some papers define abbreviations
+    with gzip.open(kg / RANKED, "wt", encoding="utf-8") as fh:
+        fh.writelines(json.dumps([*row[:4], [], [], []]) + "\n" for row in rows)
+    manifest = json.loads((kg / "manifest.json").read_text())
+    (kg / "manifest.json").write_text(json.dumps({**manifest, "facts_code": "older"}))
+    new = _write(work / "f" / "new.jsonl", [RECORDS[DPO_DEFINER]])
+    update_kg(kg, add=[new], settings=_settings(work / "cache"), reporter=_quiet())
+    build_kg([work / "a" / DPO_INPUT, new], work / "scratch-facts",
+             _settings(work / "cache", statistics_from=base), reporter=_quiet())
+    assert_same_kg(kg, work / "scratch-facts")
+
+
 def test_relearning_add_equals_a_plain_build(work: Path, base: Path) -> None:
     """`add --relearn-statistics`: the statistics learned again from all papers, every
     paper re-ranked: the KG a from-scratch build gives, and a new epoch."""

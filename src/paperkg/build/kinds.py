@@ -58,6 +58,14 @@ _EVAL_LIST = re.compile(
     r"\b(?:on|including|such as|like|datasets?|benchmarks?|namely)\s*[:(]?\s*"
     r"(?P<items>(?:(?:the\s+)?[A-Z][\w\-+.]*[A-Za-z0-9](?:\s+\d+)?\s*(?:,\s*(?:and\s+)?|\s+and\s+|"
     r"\s*,?\s*as well as\s+)){1,12}(?:the\s+)?[A-Z][\w\-+.]*[A-Za-z0-9])")
+# A list of names is what a paper evaluates on only where its sentence speaks of evaluation:
+# "regulations such as GDPR and CCPA", "alignment algorithms such as RLHF and DPO", "models
+# like CLIP and CLAP" are not datasets (of such lists in ICLR 2025, 100 sentences lack it;
+# read, nearly all name methods, hardware, metrics or laws).
+_EVAL_CONTEXT = re.compile(
+    r"\b(?:experiment|evaluat|benchmark|dataset|data set|corpus|corpora|test|result|"
+    r"outperform|achiev|empiric|validat|ranks?\b|(?:pre-?)?train(?:ed|ing) on|fine-?tuned on|"
+    r"tasks?\b|accuracy|state-of-the-art|SOTA)", re.I)
 _NAMEISH = re.compile(r"[A-Z].*(?:[A-Z]|\d)|[A-Z][a-z]+[A-Z]")
 # Model names in an evaluation list are what was evaluated, not what it was evaluated on.
 _MODELISH = re.compile(
@@ -114,6 +122,8 @@ def paper_roles(text: str, abbrevs: list[Abbreviation]) -> PaperRoles:
                     proposes.append(name)
     evaluated: list[str] = []
     for m in _EVAL_LIST.finditer(text):
+        if not _EVAL_CONTEXT.search(_sentence_at(text, m.start(), m.end())):
+            continue
         items = re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+|\s*,?\s*as well as\s+", m.group("items"))
         names = [re.sub(r"^the\s+", "", i).strip() for i in items if i.strip()]
         names = [n for n in names if _NAMEISH.search(n) and len(n) >= 2
@@ -121,6 +131,13 @@ def paper_roles(text: str, abbrevs: list[Abbreviation]) -> PaperRoles:
         if len(names) >= 2:
             evaluated.extend(n for n in names if n not in evaluated and n not in proposes)
     return PaperRoles(tuple(proposes), tuple(evaluated))
+
+
+def _sentence_at(text: str, start: int, end: int) -> str:
+    """The sentence (or sentences) around text[start:end]."""
+    begin = max(text.rfind(". ", 0, start), 0)
+    stop = text.find(". ", end)
+    return text[begin: len(text) if stop < 0 else stop]
 
 
 def _proposed_names(rest: str, abbrevs: list[Abbreviation]) -> list[str]:

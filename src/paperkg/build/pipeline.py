@@ -29,7 +29,13 @@ from paperkg.build.extract import ExtractorInfo, ExtractSettings
 from paperkg.build.extraction import Ranked, _extract, _extract_under
 from paperkg.build.gcpause import paused_gc
 from paperkg.build.ingest import IngestResult, Paper, Reject, read_papers
-from paperkg.build.statistics import Epoch, content_key, load_epoch, statistics_entry
+from paperkg.build.statistics import (
+    Epoch,
+    content_key,
+    facts_code,
+    load_epoch,
+    statistics_entry,
+)
 from paperkg.build.writer import check_target, kg_lock, swap_in
 from paperkg.errors import BuildError, IngestError, UsageError
 from paperkg.kgdir import (
@@ -260,6 +266,7 @@ def make_manifest(
         "embedder": settings.embedder,
         "settings": {n: getattr(settings, n) for n in CONCEPT_SETTINGS},
         "statistics": statistics_entry(content.epoch, content.keys),
+        "facts_code": facts_code(),
         "shacl": content.validated,
         "timings_s": {k: round(v, 2) for k, v in rep.timings.items()},
         "build_seconds": round(time.perf_counter() - began, 2),

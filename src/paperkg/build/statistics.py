@@ -37,7 +37,7 @@ from paperkg.build.terms import Abbreviation
 from paperkg.errors import KGNotFound
 from paperkg.kgdir import RANKED, STATISTICS
 
-__all__ = ["STALE_SHARE", "Epoch", "PaperResult", "content_key", "load_epoch",
+__all__ = ["STALE_SHARE", "Epoch", "PaperResult", "content_key", "facts_code", "load_epoch",
            "read_results", "save_epoch", "statistics_entry", "write_results"]
 
 Ranked = list[tuple[str, float]]
@@ -75,6 +75,16 @@ class PaperResult:
     ranked: Ranked
     mentions: tuple[MentionRow, ...]
     facts: TextFacts
+
+
+def facts_code() -> str:
+    """The code that reads a paper's text facts (abbreviations, what it proposes and
+    evaluates on). A KG records it: stored facts made by other code are read again from
+    the texts, or an update would differ from a build of the same papers."""
+    from paperkg.build.fingerprint import source_fingerprint
+
+    return source_fingerprint("paperkg.build.kinds", "paperkg.build.terms",
+                              "paperkg.build.text")
 
 
 def content_key(paper: Paper) -> str:

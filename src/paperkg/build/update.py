@@ -40,7 +40,7 @@ from paperkg.build.pipeline import (
     write_manifest,
 )
 from paperkg.build.sources.merge import merge_papers
-from paperkg.build.statistics import content_key, load_epoch, read_results
+from paperkg.build.statistics import content_key, facts_code, load_epoch, read_results
 from paperkg.build.storewrite import drop_old_graph, update_store
 from paperkg.build.writer import kg_lock, read_papers_file, swap_in
 from paperkg.errors import BuildError, UsageError
@@ -117,9 +117,14 @@ def update_kg(
             keys = {i: content_key(p) for i, p in papers.items()}
             unchanged = {i for i, r in stored.items() if keys.get(i) == r.key}
             old_scheme = load_scheme(kg / SCHEME)
+            same_facts = manifest.get("facts_code") == facts_code()
+            if not same_facts:
+                rep.step("the stored text facts (abbreviations, roles) were read by other "
+                         "code: reading them again from every paper's text")
             content = compute(list(papers.values()), settings, rep, epoch,
                               {i: stored[i].ranked for i in unchanged}, validate=False,
-                              facts={i: stored[i].facts for i in unchanged},
+                              facts={i: stored[i].facts for i in unchanged} if same_facts
+                              else None,
                               casing=old_scheme.casing if old_scheme else None)
             if old_scheme is not None:
                 delta = plan(old, {i: r.mentions for i, r in stored.items()}, old_scheme,
