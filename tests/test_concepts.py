@@ -111,8 +111,9 @@ def test_kinds_and_roles_in_the_dpc_abstract() -> None:
     # a list of names is evaluated on only where its sentence speaks of evaluation
     aside = ("Under regulations such as GDPR and CCPA, models must forget. Alignment "
              "algorithms such as RLHF and DPO reduce diversity. Our method ranks first on "
-             "SceneFlow and KITTI.")
-    assert paper_roles(aside, []).evaluated_on == ("SceneFlow", "KITTI")
+             "SceneFlow and KITTI. In experiments it beats methods such as ReLoRA and "
+             "GaLore; we fine-tune models on GSM8K and MATH.")
+    assert paper_roles(aside, []).evaluated_on == ("SceneFlow", "KITTI", "GSM8K", "MATH")
     assert code_links(r"Code: \url{https://github.com/a/b}.") == ["https://github.com/a/b"]
 
 

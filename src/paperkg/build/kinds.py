@@ -66,6 +66,13 @@ _EVAL_CONTEXT = re.compile(
     r"\b(?:experiment|evaluat|benchmark|dataset|data set|corpus|corpora|test|result|"
     r"outperform|achiev|empiric|validat|ranks?\b|(?:pre-?)?train(?:ed|ing) on|fine-?tuned on|"
     r"tasks?\b|accuracy|state-of-the-art|SOTA)", re.I)
+# ... and not where the list's own noun says it names methods: "methods such as ReLoRA and
+# GaLore", "architectures such as CNNs and ViTs", "baselines like FedAvg and FedProx" (75
+# more lists in ICLR 2025; a sample of 25 read: all methods or models).
+_METHOD_LIST = re.compile(
+    r"\b(?:models?|methods?|algorithms?|approaches|techniques?|architectures?|optimi[sz]ers?|"
+    r"baselines?|frameworks?|variants?|LLMs|networks?|detectors?|solvers?|paradigms?|"
+    r"strategies|works?)\s*,?\s*(?:such as|like|including|namely)\s*[:(]?\s*$", re.I)
 _NAMEISH = re.compile(r"[A-Z].*(?:[A-Z]|\d)|[A-Z][a-z]+[A-Z]")
 # Model names in an evaluation list are what was evaluated, not what it was evaluated on.
 _MODELISH = re.compile(
@@ -122,7 +129,8 @@ def paper_roles(text: str, abbrevs: list[Abbreviation]) -> PaperRoles:
                     proposes.append(name)
     evaluated: list[str] = []
     for m in _EVAL_LIST.finditer(text):
-        if not _EVAL_CONTEXT.search(_sentence_at(text, m.start(), m.end())):
+        if not _EVAL_CONTEXT.search(_sentence_at(text, m.start(), m.end())) or \
+                _METHOD_LIST.search(text[max(m.start() - 40, 0): m.start("items")]):
             continue
         items = re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+|\s*,?\s*as well as\s+", m.group("items"))
         names = [re.sub(r"^the\s+", "", i).strip() for i in items if i.strip()]
