@@ -29,7 +29,7 @@ from tests.conftest import CORPUS
 pytestmark = pytest.mark.skipif(not CORPUS.is_file(), reason=f"needs {CORPUS}")
 
 DPO_DEFINER = 402  # corpus line defining "DPO" as "Direct Preference Optimization"
-DPO_USER = "02kZwCo0C3"  # one of the first 100 papers: mentions "DPO" bare, never defines it
+DPO_USER = "0DZEs8NpUH"  # one of the first 100 papers: mentions "DPO" bare, never defines it
 
 
 def _records(n: int) -> list[str]:
