@@ -141,19 +141,19 @@ def update_kg(
             # the files, the SHACL check and the store's difference are made side by side;
             # a server's store is written only once SHACL has passed (a graph on a server
             # is not removed with the directory)
+            on_server = bool(manifest.get("store"))
             files = files_beside(tmp, content, [*_old_rejects(kg), *rejects], rep,
                                  statistics_of=kg if epoch is not None else None,
                                  unchanged=unchanged)
             if delta is not None:
                 check = Forked("the SHACL check", _check_changed, content, delta, rep)
-                if manifest.get("store"):
+                if on_server:
                     content = _verdict(content, check)
             out_n, in_n, triples, store = update_store(
                 kg, tmp, content, manifest.get("store"), rep, delta,
                 manifest.get("counts", {}).get("triples"))
-            if check is not None and not manifest.get("store"):
+            if check is not None and not on_server:
                 content = _verdict(content, check)
-            check = None
             counts = files.wait()
             files = None
             new = make_manifest(content, settings, rep, began,
@@ -239,10 +239,10 @@ def _follow(settings: Settings, manifest: Mapping[str, Any], given: Collection[s
     if given is None:
         return settings
     # a KG built before the manifest kept its settings recorded its embedder alone
-    recorded = manifest.get("settings") or {"embedder": manifest.get("embedder")}
+    recorded = manifest.get("settings") or {
+        k: v for k, v in manifest.items() if k == "embedder"}
     taken = {n: recorded[n] for n in CONCEPT_SETTINGS
-             if n in recorded and n not in given and recorded[n] != getattr(settings, n)
-             and (n != "embedder" or recorded[n] is not None)}
+             if n in recorded and n not in given and recorded[n] != getattr(settings, n)}
     if taken:
         rep.step("with the KG's settings: "
                  + ", ".join(f"{n.replace('_', '-')} {v}" for n, v in taken.items()))
