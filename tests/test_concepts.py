@@ -17,6 +17,7 @@ from paperkg.build.kinds import head_kind, paper_roles
 from paperkg.build.prior import KeywordPrior, learn_prior
 from paperkg.build.terms import abbreviations, term_key
 from paperkg.build.text import KnownTerms, candidates, clean_text, code_links, document_text
+from paperkg.lexicon import singular
 from paperkg.read.kg import open_kg
 from tests.conftest import DATA_FILES, SOURCES, seed_abstracts
 
@@ -403,6 +404,49 @@ def test_case_variants_merge_names_keep_case_and_no_label_is_numbered() -> None:
     assert "Dynamic Prompt Corruption" in labels  # written as a name mid-sentence
     assert not any(re.search(r"\(\d+\)$", lab) for lab in labels)
     assert len(labels) == len(scheme.concepts)
+
+
+def test_title_capitals_take_the_abstracts_spelling() -> None:
+    """Real Semantic Scholar records (12c00512, fb7dd3ec): a shouted title's words are
+    spelled as the abstract writes them, a name keeps its capitals; a Title Case word
+    nobody writes mid-sentence is a name only if it is not built as an adjective."""
+    scheme = _scheme({
+        "a": ["TURING-HOPF BIFURCATION", "DIFFUSIVE PREDATOR-PREY MODEL", "CIFAR"],
+        "b": ["Spatiotemporal Dynamics", "Intertidal mussels", "Pangea"],
+        "c": ["Fine-tuning", "Optimizers"],
+    }, {"a": "We derive the normal forms of the Turing-Hopf bifurcation. Then, we consider a "
+             "diffusive predator-prey model with weak Allee effect, and CIFAR.",
+        "b": "Intertidal mussels can self-organize into periodic spot patterns.",
+        # PMLR v224 (AutoML 2023): a list item's capital, a definition's capitals
+        "c": "We find (i) ReLU works, and (ii) Fine-tuning SNNs helps on the COmparing "
+             "COntinuous Optimizers (COCO) platform."})
+    labels = {c.pref_label for c in scheme.concepts.values()}
+    assert {"Turing-Hopf bifurcation", "diffusive predator-prey model", "CIFAR",
+            "spatiotemporal dynamics", "intertidal mussels", "Pangea", "fine-tuning",
+            "optimizers"} <= labels, labels
+
+
+def test_prepositions_idioms_and_nouns_ending_in_s() -> None:
+    """"near" inside a run is a preposition, "gaining momentum" an idiom, "G" in "group G"
+    a variable (arXiv and S2 abstracts); "lens" and "chaos" are singular nouns, not plurals of "len" and "chao"."""
+    text = clean_text("Spatiotemporal Dynamics of the Mussel-Algae Model Near Turing-Hopf "
+                      "Bifurcation. Attention networks are gaining momentum for near OOD "
+                      "detection through the principled lens of k-means in a finitely "
+                      "presented group G for which the matrix A is unknown.")
+    phrases = {c.text for c in candidates(text)}
+    assert not any("Near" in p.split() for p in phrases)
+    assert {"Mussel-Algae Model", "Turing-Hopf Bifurcation", "near OOD detection"} <= phrases
+    assert "momentum" not in phrases
+    assert not {"group G", "matrix A"} & phrases  # a variable's name ends no phrase
+    # a modifier alone is no concept; a sentence glued to an acronym is split
+    glued = {c.text for c in candidates(clean_text(
+        "Training-free methods and LoRA-based adapters for zero-shot tasks, GUIs, "
+        "etc.GUI Testing is hard."))}
+    assert not {"Training-free", "LoRA-based", "etc.GUI Testing"} & glued
+    assert {"zero-shot tasks", "GUI Testing"} <= glued, glued
+    assert [singular(w) for w in ("lens", "chaos", "news", "models", "representations",
+                                  "LLMs")] == ["lens", "chaos", "news", "model",
+                                               "representation", "llm"]
 
 
 def test_label_casing_is_reused_only_while_its_papers_are_unchanged() -> None:

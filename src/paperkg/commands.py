@@ -9,14 +9,16 @@ from collections.abc import Sequence
 from dataclasses import replace
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paperkg.errors import UsageError
 from paperkg.progress import Reporter
-from paperkg.read.kg import open_kg
 from paperkg.settings import Settings, given_settings
 
 __all__ = ["format_table"]
+
+if TYPE_CHECKING:
+    from paperkg.read.kg import KnowledgeGraph
 
 DEMO_QUERY = """\
 # papers sharing concepts with the paper that proposes DPC, and what they share
@@ -26,6 +28,14 @@ WHERE {
   ?other pkg:mentions ?c ; rdfs:label ?label . ?c skos:prefLabel ?cl .
   FILTER(?other != ?p)
 } GROUP BY ?other ?label ORDER BY DESC(?shared) ?other LIMIT 5"""
+
+
+def open_kg(path: Path) -> KnowledgeGraph:
+    """The read side, imported on first use: `add`, `remove` and `build` do not load
+    networkx and scipy for it (0.6 s of an update's start)."""
+    from paperkg.read.kg import open_kg as open_read_side
+
+    return open_read_side(path)
 
 
 def format_table(header: Sequence[str], rows: Sequence[Sequence[Any]], width: int = 60) -> str:

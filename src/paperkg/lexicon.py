@@ -197,12 +197,24 @@ _IRREGULAR = {"indices": "index", "matrices": "matrix", "vertices": "vertex", "d
               "bases": "basis", "axes": "axis", "mice": "mouse", "lemmata": "lemma"}
 
 
+@cache
+def _is_own_singular(word: str) -> bool:
+    """A noun that ends in "s" in the singular or has no singular ("lens", "chaos", "news",
+    "odds"), as lemminflect's lexicon knows it: its only lemma ("representations" lists
+    "representation" too, "means" "mean": plurals)."""
+    from lemminflect import getAllLemmas
+
+    return getAllLemmas(word).get("NOUN") == (word,)
+
+
 def singular(word: str) -> str:
     """English plural to singular, lower-cased; conservative (an unsure word stays as is)."""
     lower = word.lower()
     if lower in _IRREGULAR:
         return _IRREGULAR[lower]
     if len(lower) <= 3 or not lower.endswith("s") or lower.endswith(_INVARIANT_S):
+        return lower
+    if _is_own_singular(lower):
         return lower
     if lower.endswith("ies") and len(lower) > 4:
         return lower[:-3] + "y"
@@ -211,8 +223,9 @@ def singular(word: str) -> str:
     return lower[:-1]
 
 
-# "sets.Our", "algorithms.We": a sentence end glued to the next sentence's first word.
-_GLUED_SENTENCE = re.compile(r"(?<=[a-z]{2})([.!?;:])(?=[A-Z][a-z])")
+# "sets.Our", "algorithms.We", "etc.GUI": a sentence end glued to the next sentence's
+# first word.
+_GLUED_SENTENCE = re.compile(r"(?<=[a-z]{2})([.!?;:])(?=[A-Z][a-z]|[A-Z]{2,}[a-z]?\b)")
 # "dataPre-Training", "viaMeta-representation", "introduceTAMA": a lower-case word glued
 # to a capitalised one or to an acronym.
 _CAMEL_SEAM = re.compile(r"\b([a-z]{2,})([A-Z][a-z]{2,}[\w-]*|[A-Z]{2,}[\w-]*)")

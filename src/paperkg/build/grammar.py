@@ -25,13 +25,13 @@ from paperkg.lexicon import (
 )
 from paperkg.lexicon import pos as word_pos
 
-__all__ = ["bare_short_acronym", "counts_something", "is_word", "noun_like_end", "possessor",
-           "runs", "valid_single", "valid_span"]
+__all__ = ["ADJ_SUFFIX", "bare_short_acronym", "counts_something", "is_word", "noun_like_end",
+           "possessor", "runs", "valid_single", "valid_span"]
 
 _BREAK_WORDS = FUNCTION_WORDS | GENERIC_MODIFIERS  # and `lexicon.phrase_breaking_verbs()`
 
 # Suffix rules stand in for the lexicon on words it does not know (most technical words).
-_ADJ_SUFFIX = re.compile(r"(?:ive|ous|ful|able|ible|less|ical|al)$")
+ADJ_SUFFIX = re.compile(r"(?:ive|ous|ful|able|ible|less|ical|al)$")
 _HYPHEN_ADJ = re.compile(
     r"-(?:scale|based|level|wise|aware|free|specific|agnostic|efficient|like|order|time|shot|"
     r"step|turn|dimensional|grained|world|driven|guided|oriented|friendly|intensive|style|"
@@ -74,8 +74,10 @@ def _verb_only(low: str) -> bool:
 
 def noun_like_end(tok: str) -> bool:
     """Can this word end a noun phrase? The lexicon decides where it knows the word."""
-    if _roman(tok):
-        return False  # "Part II", "Governance Matters IV": a numbered part, trimmed off
+    if _roman(tok) or len(tok) == 1:
+        # "Part II", "Governance Matters IV": a numbered part; "group G", "matrix A": a
+        # variable's name; both trimmed off
+        return False
     if is_acronym(tok):
         return True
     low = tok.lower()
@@ -91,7 +93,7 @@ def noun_like_end(tok: str) -> bool:
     last = low.rsplit("-", 1)[-1]
     if last != low and word_pos(last):
         return "NOUN" in word_pos(last)
-    return not _ADJ_SUFFIX.search(low) or low.endswith(("ial", "ual"))
+    return not ADJ_SUFFIX.search(low) or low.endswith(("ial", "ual"))
 
 
 # A Roman numeral numbers a part or a paper in a series ("Part II", "Substructures II",
@@ -118,16 +120,20 @@ def valid_span(words: list[str]) -> bool:
 
 def valid_single(word: str) -> bool:
     """A word alone is a concept only if it is specific: not a generic noun ("Search",
-    "Bias", "benchmark"), not a verb, not an adjective ("Multimodal", "beneficial")."""
+    "Bias", "benchmark"), not a verb, not an adjective ("Multimodal", "beneficial",
+    "training-free")."""
+    low = word.lower()
+    if _HYPHEN_ADJ.search(low) and not low.endswith("-shot"):
+        return False  # "training-free", "LoRA-based": a modifier without its noun ("zero-shot"
+        # and "few-shot" name a learning setting)
     if is_acronym(word):
         return True
-    low = word.lower()
     if low in GENERIC_NOUNS or low in GENERIC_HEADS or _verb_only(low) and low not in _ING_NOUNS:
         return False
     tags = word_pos(low)
-    if "ADJ" in tags and (_ADJ_SUFFIX.search(low) or low.endswith("ic")):
+    if "ADJ" in tags and (ADJ_SUFFIX.search(low) or low.endswith("ic")):
         return False  # "beneficial", "quadratic": adjectives the lexicon also lists as nouns
-    if not tags and _ADJ_SUFFIX.search(low) and not low.endswith(("ial", "ual")):
+    if not tags and ADJ_SUFFIX.search(low) and not low.endswith(("ial", "ual")):
         return False  # "multimodal", "multilingual": unknown words with an adjective's suffix
     return len(low) >= 3
 
@@ -177,12 +183,17 @@ def _splits(toks: list[str], idx: int, run: list[str]) -> bool:
             return True  # "a library implementing the theory", "a series assessing issues"
         if run and (nxt in _PARTICIPLE_NEXT or nxt == "that" and low in _REPORTING):
             return True  # "mechanics starting from", "a conjecture stating that"
+    if low in _GAINED and prev in verb_forms("gain") | verb_forms("garner"):
+        return True  # "architectures are gaining momentum": an idiom, not a concept
+    if run and low == "near":
+        return True  # "a model near Turing-Hopf bifurcation"; "near OOD detection" stays
     return bool(run) and _verb_after_plural(run[-1], low) or (
         prev in _BEFORE_VERBS and "VERB" in word_pos(low)) or (
         prev == "by" and low.endswith("ing") and "VERB" in word_pos(low)) or (
         low in UNITS and prev[:1].isdigit())
 
 
+_GAINED = frozenset("momentum traction popularity prominence attention interest".split())
 _NOT_OBJECTS = frozenset({"that", "more"})  # "model merging that …" is a noun phrase
 # After a noun, a verb-only -ing form followed by one of these opens a participle clause
 # ("a wave packet propagating along the guide", "mechanics starting from the theory"), not

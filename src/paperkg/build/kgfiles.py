@@ -34,7 +34,6 @@ from paperkg.kgdir import (
     TERMS,
     save_graph,
 )
-from paperkg.lexical import write_term_counts
 from paperkg.progress import Reporter
 
 if TYPE_CHECKING:
@@ -93,6 +92,8 @@ def _write(target: Path, content: Content, rejects: Sequence[Reject], rep: Repor
     # every update
     np.savez(target / DOC_VECTORS, ids=np.array([p.id for p in content.papers]),
              vectors=vectors, model=np.array(content.embedder.name))
+    from paperkg.lexical import write_term_counts  # scipy: in the files process only
+
     before = (statistics_of, unchanged) if statistics_of and unchanged is not None else None
     write_term_counts(target / TERMS, [p.id for p in content.papers],
                       (f"{p.title or ''}. {p.abstract}" for p in content.papers),

@@ -14,14 +14,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
+from paperkg.build.grammar import ADJ_SUFFIX
 from paperkg.build.ingest import Paper
 from paperkg.build.text import clean_text
 from paperkg.lexicon import is_acronym, is_common_word
 
 __all__ = ["CleanAbstracts", "NameEvidence", "preferred_label", "prose_case"]
 
-_SENTENCE_END = re.compile(r"[.!?:;]\s*$")
+# what starts a sentence or a list item ("(ii) Fine-tuning SNNs", "1) Training"): a
+# capital after it is no evidence of a name
+_SENTENCE_END = re.compile(r"[.!?:;]\s*$|(?:^|[\s(])(?:[ivx]{1,4}|\d{1,2}|[a-z])\)\s*$")
 _PAREN = re.compile(r"\s*\(")
+_NOUN_SUFFIX = re.compile(r"(?:izer|iser|ization|isation|ness|ity|ment|ism)s?$")
 _IN_DEFINITION = re.compile(r"(?:[\s-]+[A-Z][\w-]*)*\s*\((?=[A-Z])")
 
 
@@ -59,7 +63,7 @@ class NameEvidence:
                 after = low[j] if j < len(low) else " "
                 if not (_wordlike(before) or _wordlike(after) or not hyphen_ends and "-" in
                         (before, after)) and i and not _SENTENCE_END.search(
-                            text[max(0, i - 3):i]):
+                            text[max(0, i - 7):i]):
                     yield text, i, j
                 i = low.find(want, i + 1)
 
@@ -74,36 +78,68 @@ class NameEvidence:
                 lower += 1
         return capital > lower
 
-    def word_is_name(self, word: str, papers: Iterable[str]) -> bool:
-        """Whether a capitalised word is a name ("Gaussian", "Jacquet-Langlands", "Wynn"):
-        written with its capital where no sentence starts, more often than not, in the
-        papers using the phrase; with no such use (a title word), when English does not
-        know it (nor, hyphenated, any of its parts)."""
-        capital = lower = 0
+    def word_spelling(self, word: str, papers: Iterable[str]) -> str | None:
+        """How the papers using a phrase write one of its capitalised words where no
+        sentence starts: in lower case if so at least as often as with capitals, else its
+        most frequent capitalised spelling ("Gaussian"; "Turing-Hopf" for a title's
+        "TURING-HOPF"); None with no such use (a title word)."""
+        lower = 0
+        capital: dict[str, int] = {}
         for text, i, j in self._occurrences(word, papers, hyphen_ends=True):
             if _IN_DEFINITION.match(text, j):
                 continue  # "Code Division Multiple Access (CDMA)": capitals by convention
-            if text[i].isupper():
-                capital += 1
+            spelled = text[i:j]
+            if spelled[0].isupper():
+                capital[spelled] = capital.get(spelled, 0) + 1
             else:
                 lower += 1
-        if capital or lower:
-            return capital > lower
-        return not any(is_common_word(part) for part in word.split("-") if part)
+        if not capital and not lower:
+            return None
+        if lower >= sum(capital.values()):
+            return word.lower()
+        return max(capital, key=lambda w: (capital[w], w))
+
+
+def _shouted(word: str) -> bool:
+    """"DIFFUSIVE", "PREDATOR-PREY": a title's capitals, not an acronym's, if the papers
+    write the word otherwise (five letters or more: "MATH", "CLIP" keep theirs)."""
+    return word.isupper() and sum(c.isalpha() for c in word) >= 5
+
+
+def _looks_like_name(word: str) -> bool:
+    """A capitalised word nobody writes mid-sentence (a title word) is a name unless
+    English knows it (or, hyphenated, a part of it) or it is built as an adjective or a
+    common noun ("Spatiotemporal", "Intertidal", "Optimizers")."""
+    low = word.lower()
+    if low.isalpha() and (ADJ_SUFFIX.search(low) or _NOUN_SUFFIX.search(low)):
+        return False
+    return not any(is_common_word(part) for part in word.split("-") if part)
 
 
 def prose_case(form: str, is_name: bool, names: NameEvidence | None = None,
                papers: Iterable[str] = ()) -> str:
     """A name as written (so is a form of acronyms only, "LLM", "GPT-4": `preferred_label`
-    asks no evidence for those); anything else with every word in lower case but acronyms and,
-    given `names`, the capitalised words that are names themselves ("Castell--Gaines
-    methods" → "Gaines methods", "Cayley-Dickson process", "Markov chain")."""
+    asks no evidence for those); anything else with every word in lower case but acronyms
+    and, given `names`, the capitalised words that are names themselves, spelled as the
+    papers write them ("Castell--Gaines methods" → "Gaines methods", "Cayley-Dickson
+    process", "Markov chain", "TURING-HOPF BIFURCATION" → "Turing-Hopf bifurcation")."""
     if is_name:
         return form
     papers = list(papers)
-    return " ".join(w if is_acronym(w) or (names is not None and w[:1].isupper()
-                                           and names.word_is_name(w, papers))
-                    else w.lower() for w in form.split())
+    return " ".join(_word_case(w, names, papers) for w in form.split())
+
+
+def _word_case(word: str, names: NameEvidence | None, papers: list[str]) -> str:
+    if word == word.lower():
+        return word
+    if is_acronym(word) and not _shouted(word):
+        return word
+    if names is None:
+        return word if is_acronym(word) else word.lower()
+    spelled = names.word_spelling(word, papers)
+    if spelled is not None:
+        return spelled
+    return word if is_acronym(word) or _looks_like_name(word) else word.lower()
 
 
 class CleanAbstracts(Mapping[str, str]):
