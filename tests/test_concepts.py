@@ -420,6 +420,9 @@ def test_title_capitals_take_the_abstracts_spelling() -> None:
         # PMLR v224 (AutoML 2023): a list item's capital, a definition's capitals
         "c": "We find (i) ReLU works, and (ii) Fine-tuning SNNs helps on the COmparing "
              "COntinuous Optimizers (COCO) platform."})
+    # the shouted title's term and the abstract's are one concept
+    assert term_key("TURING-HOPF BIFURCATION") == term_key("Turing-Hopf bifurcation")
+    assert term_key("DIFFUSIVE PREDATOR-PREY MODEL") == term_key("diffusive predator-prey model")
     labels = {c.pref_label for c in scheme.concepts.values()}
     assert {"Turing-Hopf bifurcation", "diffusive predator-prey model", "CIFAR",
             "spatiotemporal dynamics", "intertidal mussels", "Pangea", "fine-tuning",
@@ -437,6 +440,10 @@ def test_prepositions_idioms_and_nouns_ending_in_s() -> None:
     assert not any("Near" in p.split() for p in phrases)
     assert {"Mussel-Algae Model", "Turing-Hopf Bifurcation", "near OOD detection"} <= phrases
     assert "momentum" not in phrases
+    # nor where the field's keywords know the word (a candidate wherever it occurs)
+    known = KnownTerms({"momentum", "sgd"})
+    assert "momentum" not in {c.text for c in candidates(text, known=known)}
+    assert "momentum" in {c.text for c in candidates("We add momentum to SGD.", known=known)}
     assert not {"group G", "matrix A"} & phrases  # a variable's name ends no phrase
     # a modifier alone is no concept; a sentence glued to an acronym is split
     glued = {c.text for c in candidates(clean_text(

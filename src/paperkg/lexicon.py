@@ -181,10 +181,13 @@ def is_acronym(word: str) -> bool:
 
 def is_shouted(words: list[str]) -> bool:
     """An all-caps phrase of common words ("DEEP LEARNING", "REPRESENTATION LEARNING"): a
-    heading's spelling of a common term, not a name."""
+    heading's spelling of a common term, not a name. Half of its words common, or one
+    common word of five letters or more: a shouted title's "TURING-HOPF BIFURCATION"."""
     alpha = [w for w in words if any(c.isalpha() for c in w)]
-    return len(alpha) >= 2 and all(w.isupper() for w in alpha) and 2 * sum(
-        is_common_word(w) for w in alpha) >= len(alpha)
+    if len(alpha) < 2 or not all(w.isupper() for w in alpha):
+        return False
+    common = [w for w in alpha if is_common_word(w)]
+    return 2 * len(common) >= len(alpha) or any(len(w) >= 5 for w in common)
 
 
 _INVARIANT_S = (

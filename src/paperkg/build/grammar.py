@@ -25,8 +25,8 @@ from paperkg.lexicon import (
 )
 from paperkg.lexicon import pos as word_pos
 
-__all__ = ["ADJ_SUFFIX", "bare_short_acronym", "counts_something", "is_word", "noun_like_end",
-           "possessor", "runs", "valid_single", "valid_span"]
+__all__ = ["ADJ_SUFFIX", "bare_short_acronym", "counts_something", "idiom_object", "is_word",
+           "noun_like_end", "possessor", "runs", "valid_single", "valid_span"]
 
 _BREAK_WORDS = FUNCTION_WORDS | GENERIC_MODIFIERS  # and `lexicon.phrase_breaking_verbs()`
 
@@ -183,8 +183,8 @@ def _splits(toks: list[str], idx: int, run: list[str]) -> bool:
             return True  # "a library implementing the theory", "a series assessing issues"
         if run and (nxt in _PARTICIPLE_NEXT or nxt == "that" and low in _REPORTING):
             return True  # "mechanics starting from", "a conjecture stating that"
-    if low in _GAINED and prev in verb_forms("gain") | verb_forms("garner"):
-        return True  # "architectures are gaining momentum": an idiom, not a concept
+    if idiom_object(toks, idx):
+        return True
     if run and low == "near":
         return True  # "a model near Turing-Hopf bifurcation"; "near OOD detection" stays
     return bool(run) and _verb_after_plural(run[-1], low) or (
@@ -194,6 +194,13 @@ def _splits(toks: list[str], idx: int, run: list[str]) -> bool:
 
 
 _GAINED = frozenset("momentum traction popularity prominence attention interest".split())
+
+
+def idiom_object(toks: list[str], idx: int) -> bool:
+    """"architectures are gaining momentum": the object of an idiom is no concept, even
+    one the field's keywords know ("momentum" of an optimiser)."""
+    return idx > 0 and toks[idx].lower() in _GAINED and toks[idx - 1].lower() in (
+        verb_forms("gain") | verb_forms("garner"))
 _NOT_OBJECTS = frozenset({"that", "more"})  # "model merging that …" is a noun phrase
 # After a noun, a verb-only -ing form followed by one of these opens a participle clause
 # ("a wave packet propagating along the guide", "mechanics starting from the theory"), not
