@@ -34,10 +34,10 @@ from paperkg.build.extract import (  # noqa: E402
     ExtractSettings,
     candidate_features,
     document_text,
-    select,
 )
 from paperkg.build.ingest import read_papers  # noqa: E402
 from paperkg.build.prior import KeywordPrior, packaged_prior  # noqa: E402
+from paperkg.build.select import select  # noqa: E402
 from paperkg.build.terms import term_key  # noqa: E402
 from paperkg.build.text import candidates  # noqa: E402
 

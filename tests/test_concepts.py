@@ -431,7 +431,8 @@ def test_title_capitals_take_the_abstracts_spelling() -> None:
 
 def test_prepositions_idioms_and_nouns_ending_in_s() -> None:
     """"near" inside a run is a preposition, "gaining momentum" an idiom, "G" in "group G"
-    a variable (arXiv and S2 abstracts); "lens" and "chaos" are singular nouns, not plurals of "len" and "chao"."""
+    a variable (arXiv and S2 abstracts); "lens" and "chaos" are singular nouns, not
+    plurals of "len" and "chao"."""
     text = clean_text("Spatiotemporal Dynamics of the Mussel-Algae Model Near Turing-Hopf "
                       "Bifurcation. Attention networks are gaining momentum for near OOD "
                       "detection through the principled lens of k-means in a finitely "

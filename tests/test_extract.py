@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 from paperkg.build.embed import CachedEmbedder, MiniLMEmbedder
-from paperkg.build.extract import ExtractSettings, extract_concepts, mmr, nested_pairs
+from paperkg.build.extract import ExtractSettings, extract_concepts
 from paperkg.build.ingest import read_papers
+from paperkg.build.select import mmr, nested_pairs
 from paperkg.build.terms import term_key
 from paperkg.build.text import candidates, clean_text, document_text
 

@@ -10,9 +10,9 @@ diverse top-n by that probability. The model's weights were fitted once by
 
 The work that makes this fast is in what gets embedded: every distinct candidate phrase of
 the corpus once (lower-cased, the model is uncased), every document once, through a cached
-embedder. `mmr` reimplements KeyBERT's `keybert._mmr.mmr` in plain numpy (the tests check
-they select the same phrases): importing keybert costs about 7 s because it pulls in torch,
-which the static embedder does not need.
+embedder. `build.select.mmr` reimplements KeyBERT's `keybert._mmr.mmr` in plain numpy (the
+tests check they select the same phrases): importing keybert costs about 7 s because it
+pulls in torch, which the static embedder does not need.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ import numpy as np
 from paperkg.build.embed import Embedder
 from paperkg.build.ingest import Paper
 from paperkg.build.prior import MIN_KEYWORD_PAPERS, KeywordPrior, code_fingerprint, keyword_keys
+from paperkg.build.select import select
 from paperkg.build.terms import term_key
 from paperkg.build.text import (
     MAX_WORDS,
@@ -51,9 +52,6 @@ __all__ = [
     "candidate_features",
     "document_text",
     "extract_concepts",
-    "mmr",
-    "nested_pairs",
-    "select",
     "trusted",
 ]
 
@@ -178,63 +176,6 @@ class ExtractSettings:
         return ExtractorInfo("paperkg-keyphrase", model, EXTRACTOR_VERSION, params)
 
 
-def mmr(
-    doc: np.ndarray, words: np.ndarray, top_n: int, diversity: float,
-    relevance: np.ndarray | None = None, nested: np.ndarray | None = None,
-    max_nested: int = 1,
-) -> list[tuple[int, float]]:
-    """Maximal Marginal Relevance over unit vectors: (index, relevance), best first.
-
-    Relevance is the cosine to `doc` unless given (paperkg passes its keyword probability).
-    `nested[i, j]` marks phrases one of which contains the other's words ("model fusion" /
-    "deep model fusion techniques"): a pick may have at most `max_nested` nested partners
-    among the picks, so one idea never fills the list ("model fusion | deep model fusion |
-    model fusion techniques" keeps two). Without `nested` this is KeyBERT's
-    `keybert._mmr.mmr`.
-    """
-    if len(words) == 0:
-        return []
-    if relevance is None:
-        relevance = words @ doc
-    pairwise = words @ words.T
-    chosen = [int(np.argmax(relevance))]
-    best_sim = pairwise[:, chosen[0]].copy()
-    remaining = np.ones(len(words), dtype=bool)
-    remaining[chosen[0]] = False
-    partners = np.zeros(len(words), dtype=int)  # nested partners among the picks
-    for _ in range(min(top_n, len(words)) - 1):
-        score = (1 - diversity) * relevance - diversity * best_sim
-        score[~remaining] = -np.inf
-        if nested is not None:
-            links = nested[:, chosen]
-            full = links & (partners[chosen] >= max_nested)[None, :]
-            score[full.any(axis=1) | (links.sum(axis=1) > max_nested)] = -np.inf
-        if not np.isfinite(score).any():
-            break
-        pick = int(np.argmax(score))
-        if nested is not None:
-            mates = [c for c in chosen if nested[pick, c]]
-            partners[mates] += 1
-            partners[pick] += len(mates)
-        chosen.append(pick)
-        remaining[pick] = False
-        best_sim = np.maximum(best_sim, pairwise[:, pick])
-    ranked = sorted(chosen, key=lambda i: -relevance[i])
-    return [(i, round(float(relevance[i]), 4)) for i in ranked]
-
-
-def nested_pairs(keys: Sequence[str]) -> np.ndarray:
-    """`nested[i, j]`: the words of one key are all words of the other."""
-    sets = [frozenset(k.split()) for k in keys]
-    n = len(sets)
-    out = np.zeros((n, n), dtype=bool)
-    for i in range(n):
-        for j in range(i + 1, n):
-            if sets[i] <= sets[j] or sets[j] <= sets[i]:
-                out[i, j] = out[j, i] = True
-    return out
-
-
 class CorpusShare:
     """How many papers of the batch offer each phrase as a candidate: a phrase in half the
     corpus ("learning", "networks") is too generic to tell papers apart."""
@@ -336,20 +277,6 @@ def extract_concepts(
         if tick:
             tick(1)
     return out
-
-
-def select(
-    x: np.ndarray, weights: np.ndarray, bias: float, vecs: np.ndarray, doc_vec: np.ndarray,
-    top_n: int, diversity: float, nr_candidates: int, keys: Sequence[str] | None = None,
-) -> list[tuple[int, float]]:
-    """(candidate index, keyword probability) of the picks: the logistic model's
-    `nr_candidates` most probable, then MMR over them by that probability, with at most
-    one pick nested in another (given the candidates' `keys`)."""
-    prob = 1.0 / (1.0 + np.exp(-(x @ weights + bias)))
-    keep = np.argsort(-prob, kind="stable")[:nr_candidates]
-    nested = nested_pairs([keys[i] for i in keep]) if keys is not None else None
-    picked = mmr(doc_vec, vecs[keep], top_n, diversity, prob[keep], nested)
-    return [(int(keep[i]), score) for i, score in picked]
 
 
 def trusted(picks: Ranked, least: float, broad: Callable[[str], bool] | None = None,
