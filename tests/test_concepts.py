@@ -413,20 +413,20 @@ def test_title_capitals_take_the_abstracts_spelling() -> None:
     scheme = _scheme({
         "a": ["TURING-HOPF BIFURCATION", "DIFFUSIVE PREDATOR-PREY MODEL", "CIFAR"],
         "b": ["Spatiotemporal Dynamics", "Intertidal mussels", "Pangea"],
-        "c": ["Fine-tuning", "Optimizers"],
+        "c": ["Fine-tuning", "Optimizers", "3D Face Reconstruction"],
     }, {"a": "We derive the normal forms of the Turing-Hopf bifurcation. Then, we consider a "
              "diffusive predator-prey model with weak Allee effect, and CIFAR.",
         "b": "Intertidal mussels can self-organize into periodic spot patterns.",
         # PMLR v224 (AutoML 2023): a list item's capital, a definition's capitals
         "c": "We find (i) ReLU works, and (ii) Fine-tuning SNNs helps on the COmparing "
-             "COntinuous Optimizers (COCO) platform."})
+             "COntinuous Optimizers (COCO) platform for 3D face reconstruction."})
     # the shouted title's term and the abstract's are one concept
     assert term_key("TURING-HOPF BIFURCATION") == term_key("Turing-Hopf bifurcation")
     assert term_key("DIFFUSIVE PREDATOR-PREY MODEL") == term_key("diffusive predator-prey model")
     labels = {c.pref_label for c in scheme.concepts.values()}
     assert {"Turing-Hopf bifurcation", "diffusive predator-prey model", "CIFAR",
             "spatiotemporal dynamics", "intertidal mussels", "Pangea", "fine-tuning",
-            "optimizers"} <= labels, labels
+            "optimizers", "3D face reconstruction"} <= labels, labels
 
 
 def test_prepositions_idioms_and_nouns_ending_in_s() -> None:

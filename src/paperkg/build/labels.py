@@ -89,7 +89,7 @@ class NameEvidence:
             if _IN_DEFINITION.match(text, j):
                 continue  # "Code Division Multiple Access (CDMA)": capitals by convention
             spelled = text[i:j]
-            if spelled[0].isupper():
+            if spelled != spelled.lower():  # "3D" has its capital after the digit
                 capital[spelled] = capital.get(spelled, 0) + 1
             else:
                 lower += 1
