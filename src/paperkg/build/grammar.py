@@ -123,9 +123,10 @@ def valid_single(word: str) -> bool:
     "Bias", "benchmark"), not a verb, not an adjective ("Multimodal", "beneficial",
     "training-free")."""
     low = word.lower()
+    # "training-free", "LoRA-based": a modifier without its noun ("zero-shot" and
+    # "few-shot" name a learning setting)
     if _HYPHEN_ADJ.search(low) and not low.endswith("-shot"):
-        return False  # "training-free", "LoRA-based": a modifier without its noun ("zero-shot"
-        # and "few-shot" name a learning setting)
+        return False
     if is_acronym(word):
         return True
     if low in GENERIC_NOUNS or low in GENERIC_HEADS or _verb_only(low) and low not in _ING_NOUNS:
@@ -201,6 +202,8 @@ def idiom_object(toks: list[str], idx: int) -> bool:
     one the field's keywords know ("momentum" of an optimiser)."""
     return idx > 0 and toks[idx].lower() in _GAINED and toks[idx - 1].lower() in (
         verb_forms("gain") | verb_forms("garner"))
+
+
 _NOT_OBJECTS = frozenset({"that", "more"})  # "model merging that …" is a noun phrase
 # After a noun, a verb-only -ing form followed by one of these opens a participle clause
 # ("a wave packet propagating along the guide", "mechanics starting from the theory"), not

@@ -5,8 +5,10 @@ Titles and headings capitalise common words ("Embedding Perspective", "Short Vid
 `NameEvidence` counts, in the abstracts of the papers that use a phrase, how often it is
 written with its capitals where no sentence starts: a phrase mostly written so is a name
 ("Dynamic Prompt Corruption", "Llama") and keeps its case; others go lower case. Acronyms
-(`lexicon.is_acronym`) always keep theirs. Labels are unique in the scheme exactly (SKOS),
-so "CLIP" (a model) and "clip" may both be labels; a label is never numbered.
+(`lexicon.is_acronym`) keep theirs, but a word of five capitals or more is spelled as the
+papers write it mid-sentence, if they do (a shouted title's "DIFFUSIVE"). Labels are
+unique in the scheme exactly (SKOS), so "CLIP" (a model) and "clip" may both be labels; a
+label is never numbered.
 """
 
 from __future__ import annotations
