@@ -186,6 +186,9 @@ def _splits(toks: list[str], idx: int, run: list[str]) -> bool:
             return True  # "mechanics starting from", "a conjecture stating that"
     if idiom_object(toks, idx):
         return True
+    if prev in ("that", "who") and low.endswith("s") and not low.endswith(
+            ("ss", "us", "is")) and "VERB" in word_pos(low):
+        return True  # "a framework that fuses online variational inference"
     if run and low == "near":
         return True  # "a model near Turing-Hopf bifurcation"; "near OOD detection" stays
     return bool(run) and _verb_after_plural(run[-1], low) or (

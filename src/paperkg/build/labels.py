@@ -111,9 +111,10 @@ def _shouted(word: str) -> bool:
 def _looks_like_name(word: str) -> bool:
     """A capitalised word nobody writes mid-sentence (a title word) is a name unless
     English knows it (or, hyphenated, a part of it) or it is built as an adjective or a
-    common noun ("Spatiotemporal", "Intertidal", "Optimizers")."""
+    common noun ("Spatiotemporal", "Intertidal", "Parametric", "Optimizers")."""
     low = word.lower()
-    if low.isalpha() and (ADJ_SUFFIX.search(low) or _NOUN_SUFFIX.search(low)):
+    if low.isalpha() and (ADJ_SUFFIX.search(low) or low.endswith("ic")
+                          or _NOUN_SUFFIX.search(low)):
         return False
     return not any(is_common_word(part) for part in word.split("-") if part)
 
