@@ -73,8 +73,6 @@ def nested_pairs(keys: Sequence[str]) -> np.ndarray:
     return out
 
 
-
-
 def select(
     x: np.ndarray, weights: np.ndarray, bias: float, vecs: np.ndarray, doc_vec: np.ndarray,
     top_n: int, diversity: float, nr_candidates: int, keys: Sequence[str] | None = None,
@@ -88,6 +86,7 @@ def select(
     nested = nested_pairs([keys[i] for i in keep]) if keys is not None else None
     # as a share of the best: MMR weighs it against cosine similarity, and where every
     # probability is under 0.05 (text unlike ICLR) similarity alone chose the tail
-    rel = prob[keep] / prob[keep].max() if len(keep) else prob[keep]
-    picked = mmr(doc_vec, vecs[keep], top_n, diversity, rel, nested)
-    return [(int(keep[i]), round(float(prob[keep][i]), 4)) for i, _ in picked]
+    best = prob[keep]
+    picked = mmr(doc_vec, vecs[keep], top_n, diversity, best / best.max() if len(best) else best,
+                 nested)
+    return [(int(keep[i]), round(float(best[i]), 4)) for i, _ in picked]

@@ -205,8 +205,8 @@ def _known_spans(toks: list[str], known: KnownTerms, max_words: int) -> Iterator
                 break
             owner = possessor(toks[j - 1])  # "the large language model’s outputs"
             phrase = " ".join([*toks[i:j - 1], owner or toks[j - 1]])
-            if term_key(phrase) in known.keys and (j - i > 1 or valid_single(phrase)
-                                                   and not idiom_object(toks, i)):
+            if term_key(phrase) in known.keys and (
+                    j - i > 1 or (valid_single(phrase) and not idiom_object(toks, i))):
                 yield i, phrase
             if owner is not None:
                 break

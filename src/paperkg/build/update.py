@@ -136,7 +136,7 @@ def update_kg(
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()
         files: Forked[dict[str, int]] | None = None
-        check: Forked[tuple[bool, str, str]] | None = None
+        check: Forked[tuple[bool, str, int, str]] | None = None
         try:
             # the files, the SHACL check and the store's difference are made side by side;
             # a server's store is written only once SHACL has passed (a graph on a server
@@ -183,13 +183,14 @@ def update_kg(
     return new
 
 
-def _check_changed(content: Content, delta: Delta, rep: Reporter) -> tuple[bool, str, str]:
+def _check_changed(content: Content, delta: Delta, rep: Reporter
+                   ) -> tuple[bool, str, int, str]:
     """SHACL over the changed units (`build.delta`): the concepts, merge decisions,
     topics and fields that changed and the papers whose triples may have (new, changed,
     or with other mentions: a merge decided otherwise); the concepts they link to are
     given by their types. The other triples are the ones validated before.
 
-    (conforms, what was checked, its violations): run in a child beside the store."""
+    (conforms, what was checked, violations, report): run in a child beside the store."""
     from paperkg.build.delta import linked_concepts, sub_scheme
     from paperkg.build.rdf import concept_types, iter_triples
     from paperkg.build.shacl import validate_stream
@@ -207,13 +208,14 @@ def _check_changed(content: Content, delta: Delta, rep: Reporter) -> tuple[bool,
     rep.step(f"validating against the SHACL shapes: {what} (the changed ones)")
     report = validate_stream(iter_triples(papers, scheme, content.info,
                                           linked=content.scheme.concepts), context=context)
-    return report.conforms, what, f"{report.violations} violation(s)):\n{report.text}"
+    return report.conforms, what, report.violations, report.text
 
 
-def _verdict(content: Content, check: Forked[tuple[bool, str, str]]) -> Content:
-    conforms, what, violations = check.wait()
+def _verdict(content: Content, check: Forked[tuple[bool, str, int, str]]) -> Content:
+    conforms, what, violations, text = check.wait()
     if not conforms:
-        raise BuildError(f"the updated graph fails SHACL validation ({violations}")
+        raise BuildError(f"the updated graph fails SHACL validation ({violations} "
+                         f"violation(s)):\n{text}")
     return replace(content, validated=f"conforms (changed units re-checked: {what})")
 
 
@@ -239,8 +241,8 @@ def _follow(settings: Settings, manifest: Mapping[str, Any], given: Collection[s
     if given is None:
         return settings
     # a KG built before the manifest kept its settings recorded its embedder alone
-    recorded = manifest.get("settings") or {
-        k: v for k, v in manifest.items() if k == "embedder"}
+    recorded = manifest.get("settings") or (
+        {"embedder": manifest["embedder"]} if "embedder" in manifest else {})
     taken = {n: recorded[n] for n in CONCEPT_SETTINGS
              if n in recorded and n not in given and recorded[n] != getattr(settings, n)}
     if taken:
