@@ -21,7 +21,7 @@
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 
 __all__ = ["FUNCTION_WORDS", "GENERIC_HEADS", "GENERIC_MODIFIERS", "GENERIC_NOUNS",
            "QUANTITY_NOUNS", "UNITS", "edit_distance_one", "generic_modifier_forms",
@@ -164,6 +164,7 @@ def verb_forms(verb: str) -> frozenset[str]:
     return frozenset(f for fs in forms.values() for f in fs)
 
 
+@lru_cache(maxsize=1 << 18)  # asked ~360k times of ~70k words by a full build's scheme
 def is_acronym(word: str) -> bool:
     """Written as an abbreviation or a name that keeps its case: two or more capitals making
     up at least 30 % of its letters ("LLMs", "MoE", "GSM8K", "AQuA", "CLIP") or a capital

@@ -7,8 +7,11 @@ stand in for one; `text.candidates` cuts the runs found here into candidate phra
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
 
 from paperkg.lexicon import (
     FUNCTION_WORDS,
@@ -25,8 +28,13 @@ from paperkg.lexicon import (
 )
 from paperkg.lexicon import pos as word_pos
 
-__all__ = ["ADJ_SUFFIX", "bare_short_acronym", "counts_something", "idiom_object", "is_word",
-           "noun_like_end", "possessor", "runs", "valid_single", "valid_span"]
+__all__ = ["ADJ_SUFFIX", "VERBS_AFTER_TO", "bare_short_acronym", "counts_something",
+           "idiom_object", "is_word", "noun_like_end", "possessor", "runs", "valid_single",
+           "valid_span"]
+
+#: Noun/verb homographs that are verbs after "to" ("used to train Megatron-Turing NLG"), counted in
+#: the ICLR 2025 abstracts by `bench/build_verbs.py`.
+VERBS_AFTER_TO = Path(__file__).parent / "data" / "verbs_after_to.json"
 
 _BREAK_WORDS = FUNCTION_WORDS | GENERIC_MODIFIERS  # and `lexicon.phrase_breaking_verbs()`
 
@@ -189,12 +197,26 @@ def _splits(toks: list[str], idx: int, run: list[str]) -> bool:
     if prev in ("that", "who") and low.endswith("s") and not low.endswith(
             ("ss", "us", "is")) and "VERB" in word_pos(low):
         return True  # "a framework that fuses online variational inference"
+    if low in _verbs_after_to() and _after_to(toks, idx):
+        return True  # "used to train Megatron-Turing NLG", "to accurately estimate species"
     if run and low == "near":
         return True  # "a model near Turing-Hopf bifurcation"; "near OOD detection" stays
     return bool(run) and _verb_after_plural(run[-1], low) or (
         prev in _BEFORE_VERBS and "VERB" in word_pos(low)) or (
         prev == "by" and low.endswith("ing") and "VERB" in word_pos(low)) or (
         low in UNITS and prev[:1].isdigit())
+
+
+@cache
+def _verbs_after_to() -> frozenset[str]:
+    return frozenset(json.loads(VERBS_AFTER_TO.read_text(encoding="utf-8"))["verbs"])
+
+
+def _after_to(toks: list[str], idx: int) -> bool:
+    """Right after "to", or after "to" and an adverb in -ly ("to accurately estimate")."""
+    prev = toks[idx - 1].lower() if idx else ""
+    return prev == "to" or (idx > 1 and len(prev) > 4 and prev.endswith("ly")
+                            and toks[idx - 2].lower() == "to")
 
 
 _GAINED = frozenset("momentum traction popularity prominence attention interest".split())

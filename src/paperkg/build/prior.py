@@ -163,9 +163,13 @@ def _keys(keywords: Sequence[str]) -> frozenset[str]:
 
 
 def code_fingerprint() -> str:
-    """A hash of the code that cuts and keys phrases: cached priors and extractions made
-    by other code must not be reused."""
-    return source_fingerprint("paperkg.build.extract", "paperkg.build.prior")
+    """A hash of the code that cuts and keys phrases, and of the word counts it reads
+    (`grammar.VERBS_AFTER_TO`): cached priors and extractions made by other code must not
+    be reused."""
+    from paperkg.build.grammar import VERBS_AFTER_TO
+
+    return hashlib.sha256(source_fingerprint("paperkg.build.extract", "paperkg.build.prior")
+                          .encode() + VERBS_AFTER_TO.read_bytes()).hexdigest()[:24]
 
 
 def corpus_fingerprint(papers: Sequence[Paper]) -> str:

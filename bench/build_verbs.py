@@ -1,0 +1,76 @@
+"""Write the packaged list of noun/verb homographs that are verbs after "to".
+
+    python bench/build_verbs.py [--out src/paperkg/build/data/verbs_after_to.json]
+
+Without a POS tagger (none ships offline) "to train Megatron-Turing NLG" and "How to fool
+radiologists" gave the candidates "train Megatron-Turing NLG" and "fool radiologists":
+"train" and "fool" are nouns too. Counted over the ICLR 2025 abstracts (the keyword
+benchmark's held-out papers left out, as for the keyword prior): how often each word the
+lexicon lists as both NOUN and VERB (not ADJ), in its base form, follows "to" and how often
+a determiner ("the", "a", "our"…) or "of" (a noun that takes no article: "related to
+suicide", "risk of suicide"). A word written after "to" at least MIN_TO times and at
+least RATIO times as often as after those is a verb there ("train" 392 : 12); one
+seen mostly after a determiner is not ("image", "model" 303 : 2,608: "applied to model
+selection"). Counts per word only, never text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from keywords_eval import held_out, load_corpus  # noqa: E402
+
+from paperkg.build.grammar import VERBS_AFTER_TO  # noqa: E402
+from paperkg.build.text import clean_text, tokens  # noqa: E402
+from paperkg.lexicon import pos  # noqa: E402
+
+MIN_TO, RATIO = 8, 3
+_DETERMINERS = frozenset("the a an this these that those its their our his her each every any "
+                         "some no".split())
+
+
+def main() -> None:
+    from lemminflect import getLemma
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", type=Path, default=VERBS_AFTER_TO)
+    args = ap.parse_args()
+    t = time.perf_counter()
+    records = load_corpus()
+    skip = {r.id for r in held_out(records)}
+    after_to: Counter[str] = Counter()
+    after_det: Counter[str] = Counter()  # and after "of": a noun without determiner
+    for r in records:
+        if r.id in skip:
+            continue
+        toks = [w.lower() for w in tokens(clean_text(r.abstract))]
+        for prev, word in zip(toks, toks[1:], strict=False):
+            if prev == "to":
+                after_to[word] += 1
+            elif prev in _DETERMINERS or prev == "of":
+                after_det[word] += 1
+    verbs = {}
+    for word, n in after_to.items():
+        tags = pos(word)
+        if ("NOUN" in tags and "VERB" in tags and "ADJ" not in tags
+                and word in getLemma(word, upos="VERB")
+                and n >= MIN_TO and n >= RATIO * after_det[word]):
+            verbs[word] = [n, after_det[word]]
+    rows = ",\n".join(f"  {json.dumps(w)}: {json.dumps(c)}" for w, c in sorted(verbs.items()))
+    head = json.dumps({"rule": f"after 'to' >= {MIN_TO} and >= {RATIO} x after a determiner "
+                       f"or 'of', in {len(records) - len(skip)} ICLR 2025 abstracts",
+                       "counts": "word: [after 'to', after a determiner or 'of']"})
+    args.out.write_text(f'{head[:-1]},\n"verbs": {{\n{rows}\n}}}}\n', encoding="utf-8")
+    print(f"{len(verbs)} verbs after 'to' ({', '.join(sorted(verbs)[:8])} …) written to "
+          f"{args.out} in {time.perf_counter() - t:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
