@@ -70,10 +70,16 @@ def _breaks(tok: str) -> bool:
         return True
     if _CODE_OR_INITIALS.fullmatch(low):
         return True
-    if len(low) > 4 and low.endswith("ly"):
-        return low not in {"family", "anomaly", "assembly", "supply", "early", "monopoly"}
+    if _adverb(low):
+        return True
     # a finite verb ("imposes", "believe") ends a phrase; participles may modify a noun
     return _verb_only(low) and not low.endswith(("ed", "ing"))
+
+
+def _adverb(low: str) -> bool:
+    """A word in -ly that is an adverb, not a noun ("family") or an adjective ("early")."""
+    return len(low) > 4 and low.endswith("ly") and low not in {
+        "family", "anomaly", "assembly", "supply", "early", "monopoly"}
 
 
 def _verb_only(low: str) -> bool:
@@ -215,8 +221,7 @@ def _verbs_after_to() -> frozenset[str]:
 def _after_to(toks: list[str], idx: int) -> bool:
     """Right after "to", or after "to" and an adverb in -ly ("to accurately estimate")."""
     prev = toks[idx - 1].lower() if idx else ""
-    return prev == "to" or (idx > 1 and len(prev) > 4 and prev.endswith("ly")
-                            and toks[idx - 2].lower() == "to")
+    return prev == "to" or (idx > 1 and _adverb(prev) and toks[idx - 2].lower() == "to")
 
 
 _GAINED = frozenset("momentum traction popularity prominence attention interest".split())

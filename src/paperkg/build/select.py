@@ -86,7 +86,7 @@ def select(
     nested = nested_pairs([keys[i] for i in keep]) if keys is not None else None
     # as a share of the best: MMR weighs it against cosine similarity, and where every
     # probability is under 0.05 (text unlike ICLR) similarity alone chose the tail
-    best = prob[keep]
-    picked = mmr(doc_vec, vecs[keep], top_n, diversity, best / best.max() if len(best) else best,
+    kept = prob[keep]
+    picked = mmr(doc_vec, vecs[keep], top_n, diversity, kept / kept.max() if len(kept) else kept,
                  nested)
-    return [(int(keep[i]), round(float(best[i]), 4)) for i, _ in picked]
+    return [(int(keep[i]), round(float(kept[i]), 4)) for i, _ in picked]
