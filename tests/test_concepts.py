@@ -194,6 +194,21 @@ def test_text_repair_splits_glued_sentences_and_words_but_not_names() -> None:
     assert clean_text("A new method.") == "A new method."
 
 
+def test_a_backronyms_words_are_spelled_as_words() -> None:
+    """Two real ICLR 2025 definitions: the words cased to spell the abbreviation are
+    English words again ("COntinuAl" was a concept of its own, "inStruction" was split as
+    glued words); names keep their case, in a definition ("LVLMs") and outside one."""
+    text = clean_text("We propose a benchmark for COntinuAl inStruction Tuning on LVLMs (COAST) "
+                      "and a Document-levEL Translation Agent (DelTA), trained with LaTeX "
+                      "and GraphSAGE on DeepDrive (DD).")
+    assert "Continual instruction Tuning on LVLMs (COAST)" in text
+    assert "Document-level Translation Agent (DelTA)" in text
+    for name in ("LaTeX", "GraphSAGE", "DeepDrive"):
+        assert name in text
+    phrases = {c.text for c in candidates(text)}
+    assert "Continual instruction Tuning" in phrases and "COntinuAl" not in phrases
+
+
 @pytest.mark.skipif(not SOURCES.is_dir(), reason=f"needs {SOURCES}")
 def test_publisher_and_funding_boilerplate_never_becomes_a_concept() -> None:
     """Real Semantic Scholar and OpenAlex abstracts end in a DOI, a copyright line or an

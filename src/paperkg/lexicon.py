@@ -27,7 +27,7 @@ __all__ = ["FUNCTION_WORDS", "GENERIC_HEADS", "GENERIC_MODIFIERS", "GENERIC_NOUN
            "QUANTITY_NOUNS", "UNITS", "edit_distance_one", "generic_modifier_forms",
            "is_acronym", "is_common_word", "is_shouted",
            "phrase_breaking_verbs", "pos", "repair_text", "singular", "strip_boilerplate",
-           "strip_citations", "verb_forms"]
+           "strip_citations", "uncase_backronyms", "verb_forms"]
 
 FUNCTION_WORDS = frozenset("""
 a about above across after afterwards again against all almost alone along already also although
@@ -246,13 +246,77 @@ _NUMBER_SEAM = re.compile(rf"(?<=[0-9]{{2}})(?=[A-Z][a-z]{{2,}})|(?<=[a-z]{{3}})
 _DROP_CAP = re.compile(r"\s*([A-Z]) ([a-z]{2,})\b")
 
 
+# An abbreviation defined in parentheses: "(COAST)", "(DelTA)", "(MM-VSF)".
+_DEFINED_SHORT = re.compile(r"\(([A-Za-z][A-Za-z0-9-]{1,15})\)")
+# Letters cased to spell an abbreviation: "COntinuAl", "levEL", "enhancemenT".
+_ODD_CASE = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]")
+_LETTERS = re.compile(r"[A-Za-z]+")
+_WORD = re.compile(r"\S+")
+
+
+def uncase_backronyms(text: str) -> str:
+    """Give the words of a backronym their own spelling back: in "COntinuAl inStruction
+    Tuning on LVLMs (COAST)" the capitals spell the abbreviation after it, and a word
+    cased only to make it ("COntinuAl", "inStruction", "Document-levEL") is an English
+    word ("Continual", "instruction", "Document-level"), not a name nor two glued words.
+    Only in such a definition, only where the lower-cased word is one the lexicon knows
+    and only a word written once, so names ("LaTeX", "GraphSAGE", "ReLIC") keep their
+    case."""
+    if "(" not in text:
+        return text
+    edits: list[tuple[int, int, str]] = []
+    for m in _DEFINED_SHORT.finditer(text):
+        short = m.group(1)
+        target = "".join(c for c in short.upper() if c.isalpha())
+        if sum(c.isupper() for c in short) < 2:
+            continue
+        words = list(_WORD.finditer(text, max(0, m.start() - 240), m.start()))[-12:]
+        first = _long_form(words, target)
+        for w in words[first:] if first is not None else ():
+            if _ODD_CASE.search(w.group(0)):
+                fixed = _LETTERS.sub(lambda p: _own_case(p, text), w.group(0))
+                if fixed != w.group(0):
+                    edits.append((w.start(), w.end(), fixed))
+    for start, end, fixed in reversed(edits):
+        text = text[:start] + fixed + text[end:]
+    return text
+
+
+def _long_form(words: list[re.Match[str]], target: str) -> int | None:
+    """Where the words before an abbreviation start spelling it: the nearest word that
+    starts with its first letter and from which the capitals hold its letters in order,
+    with at most four others ("COntinuAl inStruction Tuning on LVLMs" for COAST)."""
+    caps = ""
+    for k in range(len(words) - 1, -1, -1):
+        caps = "".join(c for c in words[k].group(0) if c.isupper()) + caps
+        if len(caps) > len(target) + 4:
+            return None
+        if words[k].group(0)[:1] == target[:1] and _in_order(target, caps):
+            return k
+    return None
+
+
+def _in_order(letters: str, caps: str) -> bool:
+    rest = iter(caps)
+    return all(c in rest for c in letters)
+
+
+def _own_case(m: re.Match[str], text: str) -> str:
+    """A backronym's word in its own spelling; a name used again ("ReLIC") keeps its case."""
+    part = m.group(0)
+    if not _ODD_CASE.search(part) or text.count(part) > 1 or not is_common_word(part.lower()):
+        return part
+    return part[0] + part[1:].lower() if part[0].isupper() else part.lower()
+
+
 def repair_text(text: str) -> str:
     """Split glued sentences and glued words, join a first word split at its drop capital.
     A camel seam is split only when the lower-case part is a word the lexicon knows (of
     five letters or more before an acronym) and the whole word starts in lower case, so
     names ("GFlowNet", "AlphaFold", "PyTorch", "iPhone", "xLSTM", "lncRNA") stay whole; a
     drop capital is joined only when the rest is not a word and the whole is ("A new"
-    stays)."""
+    stays). A backronym's words are spelled as words first (`uncase_backronyms`)."""
+    text = uncase_backronyms(text)
     cap = _DROP_CAP.match(text)
     if cap and not is_common_word(cap[2]) and is_common_word(cap[1].lower() + cap[2]):
         text = cap[1] + cap[2] + text[cap.end():]
