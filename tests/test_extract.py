@@ -171,6 +171,28 @@ def test_static_embedder_is_distilled_offline_and_sensible(cache_dir: Path) -> N
     assert vecs[0] @ vecs[1] > vecs[0] @ vecs[2] + 0.2
 
 
+@pytest.mark.skipif(not SOURCES.is_dir(), reason=f"needs {SOURCES}")
+def test_static_vectors_are_mapped_onto_minilms(minilm: MiniLMEmbedder, cache_dir: Path,
+                                                ) -> None:
+    """The fast path's linear map (`embed.STATIC_MAP`): on real arXiv abstracts, text
+    unlike the ICLR papers the map was fitted on, the static embedder ranks each paper's
+    candidates against its abstract more as MiniLM does with the map than without it."""
+    from scipy.stats import spearmanr
+
+    from paperkg.build.embed import StaticEmbedder
+
+    mapped, raw = StaticEmbedder(cache_dir), StaticEmbedder(cache_dir, mapped=False)
+    assert mapped.name != raw.name  # cached apart
+    rho: dict[str, list[float]] = {"mapped": [], "raw": []}
+    for paper in read_papers([SOURCES / "arxiv_oai.xml"]).papers[:12]:
+        doc = document_text(paper)
+        phrases = [c.text.lower() for c in candidates(doc)]
+        ref = minilm.encode(phrases) @ minilm.encode([doc])[0]
+        for name, emb in (("mapped", mapped), ("raw", raw)):
+            rho[name].append(spearmanr(emb.encode(phrases) @ emb.encode([doc])[0], ref)[0])
+    assert np.mean(rho["mapped"]) > np.mean(rho["raw"]) + 0.05, rho
+
+
 def test_keybert_extractor_runs_keyberts_own_ranking_on_our_candidates(cache_dir: Path) -> None:
     from paperkg.build.embed import make_embedder
 

