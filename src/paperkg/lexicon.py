@@ -10,24 +10,18 @@
   its case" ("LLMs", "MoE", "GSM8K", "Llama3"), which refuses an all-caps spelling of a
   common English word ("INCREMENTAL LEARNING" is "incremental learning").
 - `singular`: the one plural rule; `pos` and `verb_forms` ask lemminflect's lexicon.
-- `repair_text`: sentences and words glued together by a scrape ("sets.Our",
-  "dataPre-Training viaMeta-representation") are split before anything reads them.
-- `strip_boilerplate`: the copyright, funding and DOI sentences that metadata services
-  leave in abstracts ("Copyright © 2005 John Wiley & Sons", "HG and ZG acknowledge support
-  from … Grant EP/N510129/1") are dropped before anything reads them; `strip_citations`
-  drops author-year citations ("King & Wynn (1999)", "(Vaswani et al., 2017)").
+The text repairs that use these facts (glued words, boilerplate, citations, backronyms) are
+in `paperkg.repair`.
 """
 
 from __future__ import annotations
 
-import re
 from functools import cache, lru_cache
 
 __all__ = ["FUNCTION_WORDS", "GENERIC_HEADS", "GENERIC_MODIFIERS", "GENERIC_NOUNS",
            "QUANTITY_NOUNS", "UNITS", "edit_distance_one", "generic_modifier_forms",
            "is_acronym", "is_common_word", "is_shouted",
-           "phrase_breaking_verbs", "pos", "repair_text", "singular", "strip_boilerplate",
-           "strip_citations", "uncase_backronyms", "verb_forms"]
+           "phrase_breaking_verbs", "pos", "singular", "verb_forms"]
 
 FUNCTION_WORDS = frozenset("""
 a about above across after afterwards again against all almost alone along already also although
@@ -225,187 +219,6 @@ def singular(word: str) -> str:
     if lower.endswith(("sses", "shes", "ches", "xes", "zes")):
         return lower[:-2]
     return lower[:-1]
-
-
-# "sets.Our", "algorithms.We", "etc.GUI": a sentence end glued to the next sentence's
-# first word.
-_GLUED_SENTENCE = re.compile(r"(?<=[a-z]{2})([.!?;:])(?=[A-Z][a-z]|[A-Z]{2,}[a-z]?\b)")
-# "dataPre-Training", "viaMeta-representation", "introduceTAMA": a lower-case word glued
-# to a capitalised one or to an acronym.
-_CAMEL_SEAM = re.compile(r"\b([a-z]{2,})([A-Z][a-z]{2,}[\w-]*|[A-Z]{2,}[\w-]*)")
-# "November 2020The impact", "Poverty24 March 2018": a number glued to the next
-# sentence's first word, a title glued to the date after it (scraped reference lists).
-_MONTH = ("(?:January|February|March|April|May|June|July|August|September|October|November|"
-          "December)")
-_NUMBER_CLUE = re.compile(rf"[0-9](?:[A-Z][a-z][a-z]|[0-9]? {_MONTH}\b)")  # a fast first look
-_NUMBER_SEAM = re.compile(rf"(?<=[0-9]{{2}})(?=[A-Z][a-z]{{2,}})|(?<=[a-z]{{3}})(?=[0-9]{{1,2}} "
-                          rf"{_MONTH}\b)")
-
-
-# "H uman impacts on …": a PDF's drop capital, split from the rest of the first word.
-_DROP_CAP = re.compile(r"\s*([A-Z]) ([a-z]{2,})\b")
-
-
-# An abbreviation defined in parentheses: "(COAST)", "(DelTA)", "(MM-VSF)".
-_DEFINED_SHORT = re.compile(r"\(([A-Za-z][A-Za-z0-9-]{1,15})\)")
-# Letters cased to spell an abbreviation: "COntinuAl", "levEL", "enhancemenT".
-_ODD_CASE = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]")
-_LETTERS = re.compile(r"[A-Za-z]+")
-_WORD = re.compile(r"\S+")
-
-
-def uncase_backronyms(text: str) -> str:
-    """Give the words of a backronym their own spelling back: in "COntinuAl inStruction
-    Tuning on LVLMs (COAST)" the capitals spell the abbreviation after it, and a word
-    cased only to make it ("COntinuAl", "inStruction", "Document-levEL") is an English
-    word ("Continual", "instruction", "Document-level"), not a name nor two glued words.
-    Only in such a definition, only where the lower-cased word is one the lexicon knows
-    and only a word written once, so names ("LaTeX", "GraphSAGE", "ReLIC") keep their
-    case."""
-    if "(" not in text:
-        return text
-    edits: list[tuple[int, int, str]] = []
-    for m in _DEFINED_SHORT.finditer(text):
-        short = m.group(1)
-        target = "".join(c for c in short.upper() if c.isalpha())
-        if sum(c.isupper() for c in short) < 2:
-            continue
-        words = list(_WORD.finditer(text, max(0, m.start() - 240), m.start()))[-12:]
-        first = _long_form(words, target)
-        for w in words[first:] if first is not None else ():
-            if _ODD_CASE.search(w.group(0)):
-                fixed = _LETTERS.sub(lambda p: _own_case(p, text), w.group(0))
-                if fixed != w.group(0):
-                    edits.append((w.start(), w.end(), fixed))
-    for start, end, fixed in reversed(edits):
-        text = text[:start] + fixed + text[end:]
-    return text
-
-
-def _long_form(words: list[re.Match[str]], target: str) -> int | None:
-    """Where the words before an abbreviation start spelling it: the nearest word that
-    starts with its first letter and from which the capitals hold its letters in order,
-    with at most four others ("COntinuAl inStruction Tuning on LVLMs" for COAST)."""
-    caps = ""
-    for k in range(len(words) - 1, -1, -1):
-        caps = "".join(c for c in words[k].group(0) if c.isupper()) + caps
-        if len(caps) > len(target) + 4:
-            return None
-        if words[k].group(0)[:1] == target[:1] and _in_order(target, caps):
-            return k
-    return None
-
-
-def _in_order(letters: str, caps: str) -> bool:
-    rest = iter(caps)
-    return all(c in rest for c in letters)
-
-
-def _own_case(m: re.Match[str], text: str) -> str:
-    """A backronym's word in its own spelling; a name used again ("ReLIC") keeps its case."""
-    part = m.group(0)
-    if not _ODD_CASE.search(part) or text.count(part) > 1 or not is_common_word(part.lower()):
-        return part
-    return part[0] + part[1:].lower() if part[0].isupper() else part.lower()
-
-
-def repair_text(text: str) -> str:
-    """Split glued sentences and glued words, join a first word split at its drop capital.
-    A camel seam is split only when the lower-case part is a word the lexicon knows (of
-    five letters or more before an acronym) and the whole word starts in lower case, so
-    names ("GFlowNet", "AlphaFold", "PyTorch", "iPhone", "xLSTM", "lncRNA") stay whole; a
-    drop capital is joined only when the rest is not a word and the whole is ("A new"
-    stays). A backronym's words are spelled as words first (`uncase_backronyms`)."""
-    text = uncase_backronyms(text)
-    cap = _DROP_CAP.match(text)
-    if cap and not is_common_word(cap[2]) and is_common_word(cap[1].lower() + cap[2]):
-        text = cap[1] + cap[2] + text[cap.end():]
-    text = _GLUED_SENTENCE.sub(r"\1 ", text)
-    if _NUMBER_CLUE.search(text):
-        text = _NUMBER_SEAM.sub(" ", text)
-
-    def seam(m: re.Match[str]) -> str:
-        left, right = m.group(1), m.group(2)
-        if right[1].isupper():  # an acronym: "lncRNA", "scGPT", "textCNN" are names
-            known = len(left) >= 5 and is_common_word(left)
-        else:
-            known = left in FUNCTION_WORDS or (len(left) >= 3 and is_common_word(left))
-        return f"{left} {right}" if known else m.group(0)
-
-    return _CAMEL_SEAM.sub(seam, text)
-
-
-# A sentence about the publication rather than the work: a copyright notice (not a
-# sentence about copyright, which papers study), a funding or acknowledgement sentence,
-# a DOI. Clues are checked cheaply first.
-_BOILERPLATE_CLUES = ("opyright", "OPYRIGHT", "\u00a9", "(c)", "(C)", "ights reserved",
-                      "cknowledge", "upported by", "upported in part", "unded by",
-                      "unded in part", "rant ", "rants ", "doi:", "doi :", "DOI")
-_YEAR = r"(?:19|20)[0-9][0-9]"
-_FUNDER = (r"(?:grants?|fellowships?|(?:Science|Research) Foundation|Research Council|NSF|NIH|"
-           r"ERC|DFG|EPSRC|NSERC|NSFC|DARPA|ONR|JSPS|ANR)")
-_BOILERPLATE = re.compile(
-    rf"\b(?:[Cc]opyright|COPYRIGHT)\s*(?:\u00a9|\([cC]\)|{_YEAR})|\u00a9\s*(?:{_YEAR}|[A-Z])"
-    rf"|\([cC]\)\s*{_YEAR}|\b[Aa]ll [Rr]ights [Rr]eserved"
-    rf"|\backnowledges? (?:the )?(?:\w+ ){{0,2}}(?:support|funding)\b"
-    rf"|\b(?:[Ss]upported|[Ff]unded)\s+(?:in part\s+)?by\b[^.]{{0,100}}\b{_FUNDER}\b"
-    rf"|\b[Gg]rants?\s+(?:[Nn]o\.?\s*)?[A-Z]{{0,6}}[-/]?[A-Za-z]*[0-9]{{3,}}|\b(?:doi|DOI)\s*:")
-# A sentence ends at . ! or ? before white space ("dx.doi.org/10.1/x.y" is one sentence).
-_SENTENCE = re.compile(r".*?(?:[.!?](?=\s)|$)", re.DOTALL)
-
-
-# A scraped landing page ("No AccessPolicy Research Working Papers22 Jun 2013 … Download
-# CitationsTrack Citations … Abstract:<the abstract>Previous bookNext book Figures
-# ReferencesRecommendedDetailsCited By …"), or a full text's first page ("Abstract Forest
-# management … Keywords: Boreal forestsclear-cuts… Acknowledgments Support for …"): the
-# abstract is what its label introduces, up to the page's links or the next section.
-_ABSTRACT_LABEL = re.compile(r"^\s*(?:Abstract|ABSTRACT)\s*[:.：]\s*|\b(?:Abstract|ABSTRACT)"
-                             r"\s*[:：]\s*")
-# bare, only on a page whose tail shows it is one ("Abstract visual reasoning" is a field)
-_BARE_LABEL = re.compile(r"^\s*(?:Abstract|ABSTRACT)\s+(?=[A-Z])")
-_PAGE_TAIL = re.compile(r"(?:Previous (?:book|article|chapter)|Next (?:book|article|chapter)|"
-                        r"FiguresReferences|ReferencesRecommended|\b(?:Key ?words|KEYWORDS|"
-                        r"Index Terms)\s*[:—-]|\bAcknowledge?ments\b(?=\s*:?\s*[A-Z]))")
-# literal pieces of every `_PAGE_TAIL` match, looked for first (the regex alone took 0.4 s
-# of cleaning the ICLR corpus)
-_PAGE_TAIL_CLUES = ("Previous ", "Next ", "FiguresReferences", "ReferencesRecommended",
-                    "Keywords", "Key words", "KEYWORDS", "Index Terms", "cknowledg")
-
-
-def strip_boilerplate(text: str) -> str:
-    """The text without a landing page's furniture around it and without its publisher,
-    copyright, funding and DOI sentences."""
-    tail = _PAGE_TAIL.search(text) if any(c in text for c in _PAGE_TAIL_CLUES) else None
-    if tail:
-        text = _BARE_LABEL.sub("", text[:tail.start()])
-    if "bstract" in text or "BSTRACT" in text:
-        label = _ABSTRACT_LABEL.search(text)
-        text = text[label.end():] if label else text
-    if not any(clue in text for clue in _BOILERPLATE_CLUES) or not _BOILERPLATE.search(text):
-        return text
-    return "".join(s for s in _SENTENCE.findall(text) if not _BOILERPLATE.search(s))
-
-
-# An author-year citation: "Belle et al. (2002)", "Norton et al.", "King & Wynn (1999)",
-# "(Vaswani et al., 2017; Smith, 2020)". A surname is a capital then a lower-case letter,
-# so "GPT-4 (2023)" or "(WMT 2014)" stay; two names joined by "and" only with a year in
-# parentheses ("Markov and Gaussian processes" stays).
-_SURNAME = r"[A-Z](?=[^\W\d_A-Z])[^\W\d_]+(?:[-'][^\W\d_]+)*"
-_CITATION = re.compile(
-    rf"\b{_SURNAME}\s+et\s+al\b\.?(?:,?\s*\(\s*{_YEAR}[a-z]?\s*\))?"
-    rf"|\b{_SURNAME}\s*(?:&|and)\s*{_SURNAME},?\s*\(\s*{_YEAR}[a-z]?\s*\)"
-    rf"|\((?=[^()]{{0,200}}?(?:et al\b\.?,?|{_SURNAME},)\s*{_YEAR}[a-z]?\b)[^()]{{1,240}}\)")
-_A_YEAR = re.compile(_YEAR)
-
-
-def strip_citations(text: str) -> str:
-    """The text without author-year citations, each left as a phrase break (";"): the
-    cited names are not concepts of the paper ("King Wynn" from "King & Wynn (1999)").
-    Every citation holds "et al" or a year; literal clues go first (a regex alone took
-    0.15 s of cleaning the ICLR corpus)."""
-    if "et al" not in text and not (("19" in text or "20" in text) and _A_YEAR.search(text)):
-        return text
-    return _CITATION.sub(" ; ", text)
 
 
 # Verbs whose forms split the build's candidate phrases; their -ing/-ed forms rarely head a

@@ -27,7 +27,7 @@ from paperkg.build.grammar import (
 )
 from paperkg.build.ingest import Paper
 from paperkg.build.terms import Abbreviation, abbreviations, term_key
-from paperkg.lexicon import repair_text, strip_boilerplate, strip_citations
+from paperkg.repair import repair_text, strip_boilerplate, strip_citations
 
 __all__ = ["Candidate", "KnownTerms", "candidates", "clean_text", "code_links", "document_text",
            "tokens"]
@@ -77,7 +77,7 @@ def latex_accents(text: str) -> str:
 def clean_text(text: str) -> str:
     """Plain text for embedding: publisher boilerplate and author-year citations
     (`lexicon`), LaTeX and URLs out, accents and escaped symbols back, glued sentences and
-    words split (`lexicon.repair_text`), spaces single."""
+    words split (`repair.repair_text`), spaces single."""
     text = _URL_RE.sub(BREAK, latex_accents(strip_citations(strip_boilerplate(text))))
     text = _TEXT_CMD_RE.sub(r"\1", text)
     text = _MATH_RE.sub(BREAK, text)
