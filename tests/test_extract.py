@@ -193,6 +193,21 @@ def test_static_vectors_are_mapped_onto_minilms(minilm: MiniLMEmbedder, cache_di
     assert np.mean(rho["mapped"]) > np.mean(rho["raw"]) + 0.05, rho
 
 
+def test_static_map_refuses_another_distillation(cache_dir: Path, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A map fitted on another distillation (its probe vectors differ from this model's)
+    is refused with what to do, never applied to vectors it does not fit."""
+    from paperkg.build import embed
+
+    with np.load(embed.STATIC_MAP) as data:
+        other = {k: data[k] for k in data.files}
+    other["probes"] = np.roll(other["probes"], 1, axis=0)  # another model's probe vectors
+    np.savez(tmp_path / "other_map.npz", **other)
+    monkeypatch.setattr(embed, "STATIC_MAP", tmp_path / "other_map.npz")
+    with pytest.raises(RuntimeError, match="differs from the distillation"):
+        embed.StaticEmbedder(cache_dir).encode(["graph neural network"])
+
+
 def test_keybert_extractor_runs_keyberts_own_ranking_on_our_candidates(cache_dir: Path) -> None:
     from paperkg.build.embed import make_embedder
 

@@ -26,6 +26,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from paperkg.build.models import Progress, load_once, model_path, normalise
+from paperkg.errors import BuildError
 from paperkg.settings import default_cache_dir
 
 __all__ = [
@@ -167,7 +168,7 @@ class StaticEmbedder:
             if float(agree.min()) < 0.98:
                 from importlib.metadata import version
 
-                raise RuntimeError(
+                raise BuildError(
                     f"the static model in {self.cache_dir / 'models' / self.model_name} differs "
                     f"from the distillation paperkg's map was fitted on (model2vec "
                     f"{fitted_with}, here {version('model2vec')}; least probe cosine "
