@@ -30,7 +30,13 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from keywords_eval import CORPUS, held_out, load_corpus  # noqa: E402
 
-from paperkg.build.embed import STATIC_MAP, STATIC_PROBES, StaticEmbedder, make_embedder  # noqa: E402
+from paperkg.build.embed import (  # noqa: E402
+    STATIC_MAP,
+    STATIC_PROBES,
+    Embedder,
+    StaticEmbedder,
+    make_embedder,
+)
 from paperkg.build.ingest import Paper, read_papers  # noqa: E402
 from paperkg.build.prior import packaged_prior  # noqa: E402
 from paperkg.build.text import KnownTerms, candidates, document_text  # noqa: E402
@@ -49,11 +55,11 @@ def _texts(papers: list[Paper], known: KnownTerms) -> tuple[list[str], list[list
     return docs, [[c.text.lower() for c in candidates(d, 4, known)] for d in docs]
 
 
-def _agreement(raw: StaticEmbedder, onnx: object, weights: np.ndarray, known: KnownTerms,
+def _agreement(raw: StaticEmbedder, onnx: Embedder, weights: np.ndarray, known: KnownTerms,
                ) -> None:
     from scipy.stats import spearmanr
 
-    encode = onnx.encode  # type: ignore[attr-defined]
+    encode = onnx.encode
     print(f"{'sample':22s} papers  Spearman unmapped → mapped   top-10 overlap")
     for name in SAMPLES:
         docs, cands = _texts(read_papers([SOURCES / name]).papers, known)
