@@ -99,7 +99,7 @@ def main() -> None:
     docs, cands = _texts(train, known)
     vocab = sorted({c for cs in cands for c in cs})
     cache = args.work / "cache"
-    raw = StaticEmbedder(cache, mapped=False)
+    raw = StaticEmbedder(cache)
     onnx = make_embedder("onnx", cache)
     began = time.perf_counter()
     print(f"embedding {len(vocab)} phrases and {len(docs)} abstracts with both models",

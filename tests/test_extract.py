@@ -179,10 +179,10 @@ def test_static_vectors_are_mapped_onto_minilms(minilm: MiniLMEmbedder, cache_di
     candidates against its abstract more as MiniLM does with the map than without it."""
     from scipy.stats import spearmanr
 
-    from paperkg.build.embed import StaticEmbedder
+    from paperkg.build.embed import StaticEmbedder, make_embedder
 
-    mapped, raw = StaticEmbedder(cache_dir), StaticEmbedder(cache_dir, mapped=False)
-    assert mapped.name != raw.name  # cached apart
+    mapped, raw = make_embedder("static", cache_dir), StaticEmbedder(cache_dir)
+    assert mapped.name.startswith(raw.name + "-map")  # the cache holds the model's own
     rho: dict[str, list[float]] = {"mapped": [], "raw": []}
     for paper in read_papers([SOURCES / "arxiv_oai.xml"]).papers[:12]:
         doc = document_text(paper)
@@ -191,6 +191,24 @@ def test_static_vectors_are_mapped_onto_minilms(minilm: MiniLMEmbedder, cache_di
         for name, emb in (("mapped", mapped), ("raw", raw)):
             rho[name].append(spearmanr(emb.encode(phrases) @ emb.encode([doc])[0], ref)[0])
     assert np.mean(rho["mapped"]) > np.mean(rho["raw"]) + 0.05, rho
+
+
+def test_mapped_static_vectors_do_not_depend_on_their_batch(cache_dir: Path) -> None:
+    """The map multiplies fixed blocks of rows: a phrase embedded alone (an `add` of one
+    paper) gets the very vector it gets among hundreds (a build). A plain matrix product
+    takes another BLAS kernel for one row and differed in the last bit."""
+    from paperkg.build.embed import MappedEmbedder, StaticEmbedder
+
+    static = StaticEmbedder(cache_dir)
+    embedder = MappedEmbedder(static, static)  # no vector cache: the map's own arithmetic
+    abstracts = [clean_text(a) for a in seed_abstracts()[:8]]
+    texts = sorted({c.text for a in abstracts for c in candidates(a)}) + abstracts
+    together = embedder.encode(texts)
+    assert len(texts) > 130
+    alone = np.vstack([embedder.encode([t]) for t in texts[:40]])
+    assert np.array_equal(alone, together[:40])
+    shuffled = list(range(len(texts)))[::-3] + list(range(len(texts)))[1::3]
+    assert np.array_equal(embedder.encode([texts[i] for i in shuffled]), together[shuffled])
 
 
 def test_static_map_refuses_another_distillation(cache_dir: Path, tmp_path: Path,
@@ -205,7 +223,7 @@ def test_static_map_refuses_another_distillation(cache_dir: Path, tmp_path: Path
     np.savez(tmp_path / "other_map.npz", **other)
     monkeypatch.setattr(embed, "STATIC_MAP", tmp_path / "other_map.npz")
     with pytest.raises(RuntimeError, match="differs from the distillation"):
-        embed.StaticEmbedder(cache_dir).encode(["graph neural network"])
+        embed.make_embedder("static", cache_dir).encode(["graph neural network"])
 
 
 def test_keybert_extractor_runs_keyberts_own_ranking_on_our_candidates(cache_dir: Path) -> None:

@@ -33,6 +33,7 @@ __all__ = [
     "EMBEDDERS",
     "CachedEmbedder",
     "Embedder",
+    "MappedEmbedder",
     "MiniLMEmbedder",
     "STATIC_MAP",
     "STATIC_PROBES",
@@ -99,34 +100,34 @@ STATIC_PROBES = ("graph neural network", "protein structure prediction", "langua
                  "we propose a method", "differential equations")
 
 
+# The map multiplies blocks of exactly this many rows (the last one padded): BLAS takes
+# another kernel for a single row, whose sums differ in the last bit, and a text's vector
+# must not depend on its batch-mates (an `add` embeds a few new phrases, a build many).
+_MAP_ROWS = 64
+
+
 @cache
-def _map_digest() -> str:
-    return hashlib.sha256(STATIC_MAP.read_bytes()).hexdigest()[:8]
+def _map_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:8]
 
 
 class StaticEmbedder:
-    """A model2vec distillation of MiniLM: static token vectors, mean-pooled, then mapped
-    onto MiniLM's space by one linear map (`STATIC_MAP`).
+    """A model2vec distillation of MiniLM: static token vectors, mean-pooled.
 
-    Averaged context-free token vectors rank a paper's phrases against its abstract
-    differently from the transformer; the map, fitted on ICLR phrases and abstracts,
-    brings the ranking closer on text unlike ICLR (`bench/fit_static_map.py`).
     Distilling takes 1.5-2.5 minutes on 2 cores and needs `model2vec[distill]`; the
     result (about 15 MB) is kept under `cache_dir` and reused by every later process.
+    `make_embedder("static")` carries its vectors onto MiniLM's (`MappedEmbedder`).
     """
 
-    name = "all-MiniLM-L6-v2-static-m2v256-map"  # and the map's digest (`__init__`)
+    name = "all-MiniLM-L6-v2-static-m2v256"
 
-    def __init__(self, cache_dir: Path, pca_dims: int = 256, mapped: bool = True) -> None:
+    def __init__(self, cache_dir: Path, pca_dims: int = 256) -> None:
         self.cache_dir = Path(cache_dir)
         self.pca_dims = pca_dims
-        self.mapped = mapped
-        self.model_name = f"all-MiniLM-L6-v2-static-m2v{pca_dims}"  # the distilled model
-        # its vectors, named by the map's bytes: a refitted map is cached apart
-        self.name = self.model_name + (f"-map{_map_digest()}" if mapped else "")
+        self.name = f"all-MiniLM-L6-v2-static-m2v{pca_dims}"
 
     def _model(self) -> Any:
-        target = self.cache_dir / "models" / self.model_name
+        target = self.cache_dir / "models" / self.name
 
         def load() -> Any:
             from model2vec import StaticModel
@@ -157,28 +158,9 @@ class StaticEmbedder:
             raise RuntimeError(f"distilling the static embedder into {target} failed "
                                f"(exit {done.returncode}; its error is printed above)")
 
-    def _map(self) -> np.ndarray:
-        """The map's weights (bias last), once its probes show this distillation is the
-        one it was fitted on."""
-        def load() -> np.ndarray:
-            with np.load(STATIC_MAP) as data:
-                weights, probes = data["weights"], data["probes"]
-                fitted_with = str(data["model2vec"])
-            agree = np.sum(self._raw(list(STATIC_PROBES)) * probes, axis=1)
-            if float(agree.min()) < 0.98:
-                from importlib.metadata import version
-
-                raise BuildError(
-                    f"the static model in {self.cache_dir / 'models' / self.model_name} differs "
-                    f"from the distillation paperkg's map was fitted on (model2vec "
-                    f"{fitted_with}, here {version('model2vec')}; least probe cosine "
-                    f"{agree.min():.3f}): install model2vec=={fitted_with} and delete that "
-                    "directory to distil it again, or use --embedder onnx")
-            return np.asarray(weights, dtype=np.float32)
-
-        return load_once(f"static-map:{STATIC_MAP}", load)
-
-    def _raw(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+    def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.pca_dims), dtype=np.float32)
         model = self._model()
         out = []
         step = 4096
@@ -189,14 +171,57 @@ class StaticEmbedder:
                 progress(len(chunk))
         return normalise(np.vstack(out))
 
+
+class MappedEmbedder:
+    """The static embedder's vectors carried onto MiniLM's space by one linear map
+    (`STATIC_MAP`, fitted by `bench/fit_static_map.py`).
+
+    Averaged context-free token vectors rank a paper's phrases against its abstract
+    differently from the transformer; the map, fitted on ICLR phrases and abstracts,
+    brings the ranking closer on text unlike ICLR. It is applied after `inner` (the
+    static embedder, usually inside its cache), so the cache keeps the model's own 256
+    dimensions and stays as small as before; the name carries the map's digest.
+    """
+
+    def __init__(self, inner: Embedder, static: StaticEmbedder) -> None:
+        self.inner, self.static = inner, static
+        self.name = f"{inner.name}-map{_map_digest(STATIC_MAP)}"
+
+    def _weights(self) -> np.ndarray:
+        """The map (bias last), once its probes show this distillation is the one it was
+        fitted on."""
+        def load() -> np.ndarray:
+            with np.load(STATIC_MAP) as data:
+                weights, probes = data["weights"], data["probes"]
+                fitted_with = str(data["model2vec"])
+            agree = np.sum(self.static.encode(list(STATIC_PROBES)) * probes, axis=1)
+            if float(agree.min()) < 0.98:
+                from importlib.metadata import version
+
+                raise BuildError(
+                    f"the static model in {self.static.cache_dir / 'models' / self.static.name}"
+                    f" differs from the distillation paperkg's map was fitted on (model2vec "
+                    f"{fitted_with}, here {version('model2vec')}; least probe cosine "
+                    f"{agree.min():.3f}): install model2vec=={fitted_with} and delete that "
+                    "directory to distil it again, or use --embedder onnx")
+            return np.asarray(weights, dtype=np.float32)
+
+        return load_once(f"static-map:{STATIC_MAP}", load)
+
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
         if not texts:
-            return np.zeros((0, 384 if self.mapped else self.pca_dims), dtype=np.float32)
-        raw = self._raw(texts, progress)
-        if not self.mapped:
-            return raw
-        weights = self._map()
-        return normalise(raw @ weights[:-1] + weights[-1])
+            return np.zeros((0, 384), dtype=np.float32)
+        raw = self.inner.encode(texts, progress)
+        weights = self._weights()
+        out = np.empty((len(raw), weights.shape[1]), dtype=np.float32)
+        block = np.zeros((_MAP_ROWS, raw.shape[1]), dtype=np.float32)
+        for start in range(0, len(raw), _MAP_ROWS):
+            rows = raw[start : start + _MAP_ROWS]
+            block[: len(rows)] = rows
+            block[len(rows) :] = 0.0
+            out[start : start + len(rows)] = normalise(block @ weights[:-1]
+                                                       + weights[-1])[: len(rows)]
+        return out
 
 
 class CachedEmbedder:
@@ -361,7 +386,9 @@ EMBEDDERS = ("minilm", "onnx", "static")
 
 def release_memory(embedder: Embedder) -> None:
     """After extraction: an embedder with an on-disk cache lets go of its copy in memory."""
-    if isinstance(embedder, CachedEmbedder):
+    if isinstance(embedder, MappedEmbedder):
+        release_memory(embedder.inner)
+    elif isinstance(embedder, CachedEmbedder):
         embedder.release()
 
 
@@ -375,7 +402,9 @@ def make_embedder(kind: str, cache_dir: Path | None) -> Embedder:
         inner = OnnxMiniLMEmbedder(cache_dir or default_cache_dir(),
                                    quantize=False)
     elif kind == "static":
-        inner = StaticEmbedder(cache_dir or default_cache_dir())
+        static = StaticEmbedder(cache_dir or default_cache_dir())
+        cached = CachedEmbedder(static, cache_dir) if cache_dir is not None else static
+        return MappedEmbedder(cached, static)
     else:
         raise ValueError(f"unknown embedder {kind!r}; choose one of {', '.join(EMBEDDERS)}")
     return CachedEmbedder(inner, cache_dir) if cache_dir is not None else inner
