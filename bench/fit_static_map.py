@@ -39,7 +39,7 @@ from paperkg.build.embed import (  # noqa: E402
 )
 from paperkg.build.ingest import Paper, read_papers  # noqa: E402
 from paperkg.build.prior import packaged_prior  # noqa: E402
-from paperkg.build.text import KnownTerms, candidates, document_text  # noqa: E402
+from paperkg.build.text import MAX_WORDS, KnownTerms, candidates, document_text  # noqa: E402
 
 SOURCES = Path(__file__).resolve().parents[2] / "shared" / "data" / "sources"
 SAMPLES = ("arxiv_oai.xml", "openalex_works.json", "arxiv_snapshot.jsonl", "s2_papers.json",
@@ -52,7 +52,7 @@ def _unit(x: np.ndarray) -> np.ndarray:
 
 def _texts(papers: list[Paper], known: KnownTerms) -> tuple[list[str], list[list[str]]]:
     docs = [document_text(p) for p in papers]
-    return docs, [[c.text.lower() for c in candidates(d, 4, known)] for d in docs]
+    return docs, [[c.text.lower() for c in candidates(d, MAX_WORDS, known)] for d in docs]
 
 
 def _agreement(raw: StaticEmbedder, onnx: Embedder, weights: np.ndarray, known: KnownTerms,

@@ -238,20 +238,27 @@ def build_scheme(
     del resolver
     mentions = _mentions(linked, id_of_key)
     del linked
-    small = len(extracted) < 500  # a demo-sized corpus: looser thresholds, or no topics
-    groups, fields = topic_hierarchy(
-        {c.id: c.paper_count for c in concepts.values()},
-        ([m.concept_id for m in ms] for ms in mentions.values()),
-        {c.id: c.pref_label for c in concepts.values()},
-        min_papers=2 if small else 3, min_together=1 if small else 2,
-        resolution=1.0 if small else 8.0, field_resolution=1.0 if small else 2.0,
-        kinds={c.id: c.kind for c in concepts.values()})
+    groups, fields = _topics(concepts, mentions, len(extracted))
     topic_of = {cid: t.id for t in groups for cid in t.members}
     for cid, topic in topic_of.items():
         c = concepts[cid]
         concepts[cid] = Concept(c.id, c.pref_label, c.alt_labels, c.paper_count, c.weight,
                                 c.kind, c.broader, topic)
     return ConceptScheme(concepts, mentions, merges, groups, fields, memo)
+
+
+def _topics(concepts: Mapping[str, Concept], mentions: Mapping[str, Sequence[Mention]],
+            papers: int) -> tuple[list[Topic], list[Field]]:
+    """Topics and fields of the concepts; a demo-sized corpus (under 500 papers) gets
+    looser thresholds, or it would have no topics."""
+    small = papers < 500
+    return topic_hierarchy(
+        {c.id: c.paper_count for c in concepts.values()},
+        ([m.concept_id for m in ms] for ms in mentions.values()),
+        {c.id: c.pref_label for c in concepts.values()},
+        min_papers=2 if small else 3, min_together=1 if small else 2,
+        resolution=1.0 if small else 8.0, field_resolution=1.0 if small else 2.0,
+        kinds={c.id: c.kind for c in concepts.values()})
 
 
 def _link(extracted: Mapping[str, Sequence[tuple[str, float]]],

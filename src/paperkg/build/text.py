@@ -76,7 +76,7 @@ def latex_accents(text: str) -> str:
 
 def clean_text(text: str) -> str:
     """Plain text for embedding: publisher boilerplate and author-year citations
-    (`lexicon`), LaTeX and URLs out, accents and escaped symbols back, glued sentences and
+    (`repair`), LaTeX and URLs out, accents and escaped symbols back, glued sentences and
     words split (`repair.repair_text`), spaces single."""
     text = _URL_RE.sub(BREAK, latex_accents(strip_citations(strip_boilerplate(text))))
     text = _TEXT_CMD_RE.sub(r"\1", text)
