@@ -280,10 +280,11 @@ def cmd_extract(args: argparse.Namespace, settings: Settings) -> int:
     embedder = make_embedder(settings.embedder, settings.cache)
     kg = ExtractSettings.of(settings)
     ext = replace(kg, ranking=settings.min_score is None)  # then `kept` marks the KG's
-    ranked = extract_concepts(result.papers, embedder, ext, rep.stage, prior)
-    kg_keeps = kg.kg_rule(prior, embedder.name)
+    marks: dict[str, list[bool]] = {}
+    ranked = extract_concepts(result.papers, embedder, ext, rep.stage, prior, marks=marks)
     dropped = {(pid, text) for pid, picks in ranked.items()
-               for (text, _), k in zip(picks, kg_keeps(picks), strict=True) if not k}
+               for (text, _), k in zip(picks, marks.get(pid, [True] * len(picks)),
+                                       strict=True) if not k}
     scheme = build_scheme(ranked, result.papers)
     rep.close()
     args.out.parent.mkdir(parents=True, exist_ok=True)

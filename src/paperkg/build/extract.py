@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -60,6 +60,7 @@ MIN_KEPT = 3  # picks a paper keeps whatever their probability (`select`)
 
 Ranked = list[tuple[str, float]]
 StageProgress = Callable[[str, int], Callable[[int], None]]
+KgRule = Callable[[Ranked, frozenset[str]], list[bool]]
 
 FEATURES = ("cosine", "keyphraseness", "keyword_papers", "first_position", "in_title",
             "log_count", "defined", "words", "corpus_share")
@@ -140,19 +141,20 @@ class ExtractSettings:
             return self.min_score
         return fitted_min_score(embedder, bool(prior))
 
-    def kg_rule(self, prior: KeywordPrior | None, embedder: str,
-                ) -> Callable[[Ranked], list[bool]]:
+    def kg_rule(self, prior: KeywordPrior | None, embedder: str) -> KgRule:
         """Which of a paper's picks (best first) a KG keeps (`trusted`, its threshold and
-        its test of a broad pick settled once); KeyBERT's own extractor keeps them all."""
-        if self.extractor == "keybert":
-            return lambda picks: [True] * len(picks)
-        least = self.least(prior, embedder)
-        if not prior:
-            return lambda picks: trusted(picks, least)
+        its test of a broad pick settled once), given the paper's `asides`;
+        KeyBERT's own extractor keeps them all."""
+        keybert = self.extractor == "keybert"
+        least = 0.0 if keybert else self.least(prior, embedder)
 
         def broad(text: str) -> bool:
-            return _one_word(text) or prior.umbrella(text)
-        return lambda picks: trusted(picks, least, broad)
+            return _one_word(text) or (prior is not None and bool(prior)
+                                       and prior.umbrella(text))
+
+        def rule(picks: Ranked, asides: frozenset[str]) -> list[bool]:
+            return [True] * len(picks) if keybert else trusted(picks, least, broad, asides)
+        return rule
 
     def info(self, model: str, prior: KeywordPrior | None = None) -> ExtractorInfo:
         params: dict[str, str | int | float] = {
@@ -228,9 +230,12 @@ def extract_concepts(
     progress: StageProgress | None = None,
     prior: KeywordPrior | None = None,
     share: CorpusShare | None = None,
+    marks: dict[str, list[bool]] | None = None,
 ) -> dict[str, Ranked]:
     """Ranked (phrase, probability) lists per paper id, best first. `share` is the corpus
-    share over the whole corpus; without it, over `papers` (then they must be the corpus)."""
+    share over the whole corpus; without it, over `papers` (then they must be the corpus).
+    With `settings.ranking` the whole top-n is returned, and `marks` receives, per paper,
+    which of its picks a KG keeps (`trusted`)."""
     docs = [document_text(p) for p in papers]
     known = prior.known() if prior else None
     cands = _all_candidates(docs, settings.max_words, known, progress)
@@ -259,7 +264,7 @@ def extract_concepts(
     share = share or CorpusShare(cands)
     coef, bias = settings.model(prior, embedder.name)
     weights = np.asarray(coef, dtype=np.float32)
-    kg_keeps = None if settings.ranking else settings.kg_rule(prior, embedder.name)
+    kg_keeps = replace(settings, ranking=False).kg_rule(prior, embedder.name)
     for paper, doc, doc_vec, cs in zip(papers, docs, doc_vecs, cands, strict=True):
         if prior and paper.keywords:
             cs = _leave_own_out(paper, cs, prior)
@@ -271,8 +276,11 @@ def extract_concepts(
                             settings.diversity, settings.nr_candidates,
                             [term_key(c.text) for c in cs])
             ranked = [(cs[i].text, score) for i, score in picked]
-            if kg_keeps is not None:
-                ranked = [pick for pick, k in zip(ranked, kg_keeps(ranked), strict=True) if k]
+            keeps = kg_keeps(ranked, _asides(cs, x, prior))
+            if not settings.ranking:
+                ranked = [pick for pick, k in zip(ranked, keeps, strict=True) if k]
+            elif marks is not None:
+                marks[paper.id] = keeps
             out[paper.id] = ranked
         if tick:
             tick(1)
@@ -280,7 +288,7 @@ def extract_concepts(
 
 
 def trusted(picks: Ranked, least: float, broad: Callable[[str], bool] | None = None,
-            ) -> list[bool]:
+            asides: frozenset[str] = frozenset()) -> list[bool]:
     """Which of a paper's picks (best first) a KG keeps.
 
     Best first, a pick is kept while the paper has fewer than MIN_KEPT, and beyond them
@@ -295,19 +303,33 @@ def trusted(picks: Ranked, least: float, broad: Callable[[str], bool] | None = N
     label names precisely. A specific shorter term stays beside its variant ("domain
     adaptation" beside "feature-level domain adaptation"): it is what links the paper to
     others.
+
+    An aside, a term of the whole field that the abstract names once outside its title
+    ("deep learning" in a paper on brain decoding, `asides`), is never kept: it says where
+    the paper stands, not what it is about, and would link it to half the corpus.
     """
     is_broad = broad or _one_word
     words = [frozenset(term_key(text).split()) for text, _ in picks]
     wide = [is_broad(text) for text, _ in picks]
     kept: list[int] = []
-    for i, (_, score) in enumerate(picks):
-        if wide[i] and any(words[i] < words[k] for k in kept):
+    for i, (text, score) in enumerate(picks):
+        if text in asides or wide[i] and any(words[i] < words[k] for k in kept):
             continue
         if len(kept) < MIN_KEPT or score >= least:
             kept = [k for k in kept if not (wide[k] and words[k] < words[i])]
             kept.append(i)
     chosen = set(kept)
     return [i in chosen for i in range(len(picks))]
+
+
+def _asides(cs: Sequence[Candidate], x: np.ndarray, prior: KeywordPrior | None,
+            ) -> frozenset[str]:
+    """The candidates that are terms of the whole field used once, outside the title."""
+    if not prior:
+        return frozenset()
+    in_title = x[:, FEATURES.index("in_title")]
+    return frozenset(c.text for c, t in zip(cs, in_title, strict=True)
+                     if c.count == 1 and not t and prior.field_term(c.text))
 
 
 def _one_word(text: str) -> bool:

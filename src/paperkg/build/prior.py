@@ -49,6 +49,14 @@ _SPECIFIC_LOG_ODDS = math.log(SPECIFIC_SHARE / (1 - SPECIFIC_SHARE))
 UMBRELLA_SHARE = 0.1
 UMBRELLA_PAPERS = 20
 _UMBRELLA_LOG_ODDS = math.log(UMBRELLA_SHARE / (1 - UMBRELLA_SHARE))
+# A term of the whole field: offered by at least FIELD_PAPERS_SHARE of the papers and
+# listed as a keyword by under FIELD_KEYWORD_SHARE of those ("deep learning", "machine
+# learning", "computer vision", "gradient descent"; not "large language models", 41 %).
+# Named once in an abstract, outside the title, it is the paper's setting, not its topic
+# (`KeywordPrior.field_term`, `extract.trusted`).
+FIELD_PAPERS_SHARE = 0.02
+FIELD_KEYWORD_SHARE = 0.25
+_FIELD_LOG_ODDS = math.log(FIELD_KEYWORD_SHARE / (1 - FIELD_KEYWORD_SHARE))
 # An input learns its own prior only from this many papers with keywords: from fewer, a
 # handful of papers' keywords would decide every score.
 MIN_OWN_KEYWORD_PAPERS = 200
@@ -94,6 +102,13 @@ class KeywordPrior:
         key = term_key(phrase)
         return (self.candidate[key] >= UMBRELLA_PAPERS
                 and self.scores(key)[0] < _UMBRELLA_LOG_ODDS)
+
+    def field_term(self, phrase: str) -> bool:
+        """A broad term of the field that papers name in passing more than they study it:
+        "deep learning", "computer vision", "privacy" (smoothed, the prior's own share)."""
+        key = term_key(phrase)
+        return (self.candidate[key] >= max(FIELD_PAPERS_SHARE * self.papers, UMBRELLA_PAPERS)
+                and self.scores(key)[0] < _FIELD_LOG_ODDS)
 
     def fingerprint(self) -> str:
         """A short hash of the counts: the extraction cache depends on it."""
