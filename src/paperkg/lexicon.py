@@ -19,7 +19,7 @@ from __future__ import annotations
 from functools import cache, lru_cache
 
 __all__ = ["FUNCTION_WORDS", "GENERIC_HEADS", "GENERIC_MODIFIERS", "GENERIC_NOUNS",
-           "QUANTITY_NOUNS", "UNITS", "edit_distance_one", "generic_modifier_forms",
+           "KIND_NOUNS", "QUANTITY_NOUNS", "UNITS", "edit_distance_one", "generic_modifier_forms",
            "is_acronym", "is_common_word", "is_shouted",
            "phrase_breaking_verbs", "pos", "singular", "verb_forms"]
 
@@ -127,6 +127,15 @@ developments amount amounts interest merit picture
 journal journals proceedings university universities institute academy publishers society
 foundation
 """.split())  # the last two lines: where a work appeared or who funded it ("Royal Society")
+
+# Nouns that say what kind of thing the words before them name: "OCR-2.0 model", "OCR
+# systems", "federated learning framework" add nothing to "OCR-2.0" or "federated
+# learning" where the paper has that concept already (`extract.trusted`). As merge keys
+# give them: singular.
+KIND_NOUNS = frozenset("""
+model system task method approach framework technique algorithm architecture modeling
+paradigm pipeline strategy scheme setting problem dataset benchmark
+""".split())
 
 # Nouns that count something: "a logarithmic number of rounds", "an arbitrary amount of
 # data" name a quantity of what follows "of", not a concept.

@@ -41,7 +41,7 @@ from paperkg.build.text import (
     document_text,
     tokens,
 )
-from paperkg.lexicon import is_acronym
+from paperkg.lexicon import KIND_NOUNS, is_acronym
 from paperkg.settings import DIVERSITY, TOP_N, Settings
 
 __all__ = [
@@ -306,14 +306,24 @@ def trusted(picks: Ranked, least: float, broad: Callable[[str], bool] | None = N
 
     An aside, a term of the whole field that the abstract names once outside its title
     ("deep learning" in a paper on brain decoding, `asides`), is never kept: it says where
-    the paper stands, not what it is about, and would link it to half the corpus.
+    the paper stands, not what it is about, and would link it to half the corpus. Nor is
+    a repetition: a pick that only adds a kind noun as its head (`KIND_NOUNS`) to words a
+    kept pick has, other than a longer variant of it ("OCR-2.0 model", "OCR systems" after
+    "OCR-2.0"; "language modeling" after "language model"; but "stochastic block model"
+    stays beside "multilayer stochastic block model", as above).
     """
     is_broad = broad or _one_word
     words = [frozenset(term_key(text).split()) for text, _ in picks]
+    heads = [term_key(text).rsplit(" ", 1) for text, _ in picks]
+    named = [words[i] - {h[-1]} if len(h) == 2 and h[-1] in KIND_NOUNS else frozenset()
+             for i, h in enumerate(heads)]
     wide = [is_broad(text) for text, _ in picks]
     kept: list[int] = []
     for i, (text, score) in enumerate(picks):
         if text in asides or wide[i] and any(words[i] < words[k] for k in kept):
+            continue
+        if named[i] and any(named[i] <= words[k] and not words[i] <= words[k]
+                            and not (wide[k] and words[k] < words[i]) for k in kept):
             continue
         if len(kept) < MIN_KEPT or score >= least:
             kept = [k for k in kept if not (wide[k] and words[k] < words[i])]
