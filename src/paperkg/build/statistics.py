@@ -115,9 +115,11 @@ def load_epoch(kg: Path) -> Epoch | None:
     path = kg / STATISTICS
     if not path.is_file():
         return None
+    import orjson  # half the time of json here: 0.25 s of every update
+
     try:
-        with gzip.open(path, "rt", encoding="utf-8") as fh:
-            row = json.load(fh)
+        with gzip.open(path, "rb") as fh:
+            row = orjson.loads(fh.read())
         if row.get("format") != FORMAT:
             raise ValueError(f"format {row.get('format')!r}, expected {FORMAT}")
         p = row["prior"]
