@@ -372,6 +372,21 @@ def test_a_pick_that_only_adds_a_kind_noun_repeats_a_kept_one() -> None:
         "model selection", "diffusion models", "language model"]
 
 
+def test_a_pick_that_only_adds_a_generic_modifier_repeats_a_kept_one() -> None:
+    """With keyword statistics "large vision-language models" repeats "vision-language
+    models"; "large language models" does not give way to the umbrella "language models"
+    (the umbrella gives way to it). Without statistics, which cannot tell an umbrella
+    term, both pairs stay."""
+    from paperkg.build.prior import packaged_prior
+
+    picks = [("vision-language models", 0.5), ("large vision-language models", 0.4),
+             ("language models", 0.3), ("large language models", 0.2)]
+    settings = ExtractSettings()
+    with_prior = settings.kg_rule(packaged_prior(), "all-MiniLM-L6-v2")(picks, frozenset())
+    assert with_prior == [True, False, False, True]
+    assert settings.kg_rule(None, "all-MiniLM-L6-v2")(picks, frozenset()) == [True] * 4
+
+
 def test_a_broad_pick_gives_way_to_the_longer_one_it_lies_in() -> None:
     """With keyword statistics, an umbrella term ("neural network": offered by 1,497 ICLR
     papers, a keyword of 61 of them) goes beside the longer concept it lies in; a specific

@@ -41,7 +41,7 @@ from paperkg.build.text import (
     document_text,
     tokens,
 )
-from paperkg.lexicon import KIND_NOUNS, is_acronym
+from paperkg.lexicon import GENERIC_MODIFIERS, KIND_NOUNS, is_acronym
 from paperkg.settings import DIVERSITY, TOP_N, Settings
 
 __all__ = [
@@ -148,9 +148,9 @@ class ExtractSettings:
         keybert = self.extractor == "keybert"
         least = 0.0 if keybert else self.least(prior, embedder)
 
-        def broad(text: str) -> bool:
-            return _one_word(text) or (prior is not None and bool(prior)
-                                       and prior.umbrella(text))
+        def umbrella(text: str) -> bool:
+            return _one_word(text) or (prior is not None and prior.umbrella(text))
+        broad = umbrella if prior else None
 
         def rule(picks: Ranked, asides: frozenset[str]) -> list[bool]:
             return [True] * len(picks) if keybert else trusted(picks, least, broad, asides)
@@ -310,13 +310,18 @@ def trusted(picks: Ranked, least: float, broad: Callable[[str], bool] | None = N
     a repetition: a pick that only adds a kind noun as its head (`KIND_NOUNS`) to words a
     kept pick has, other than a longer variant of it ("OCR-2.0 model", "OCR systems" after
     "OCR-2.0"; "language modeling" after "language model"; but "stochastic block model"
-    stays beside "multilayer stochastic block model", as above).
+    stays beside "multilayer stochastic block model", as above); nor, with keyword
+    statistics (`broad` given), one that only adds generic modifiers (`GENERIC_MODIFIERS`)
+    to a kept pick that is no umbrella term ("large vision-language models" after
+    "vision-language models"; without the statistics "large language models" would give
+    way to the umbrella "language models").
     """
     is_broad = broad or _one_word
     words = [frozenset(term_key(text).split()) for text, _ in picks]
     heads = [term_key(text).rsplit(" ", 1) for text, _ in picks]
     named = [words[i] - {h[-1]} if len(h) == 2 and h[-1] in KIND_NOUNS else frozenset()
              for i, h in enumerate(heads)]
+    plain = [w - GENERIC_MODIFIERS for w in words]
     wide = [is_broad(text) for text, _ in picks]
     kept: list[int] = []
     for i, (text, score) in enumerate(picks):
@@ -324,6 +329,9 @@ def trusted(picks: Ranked, least: float, broad: Callable[[str], bool] | None = N
             continue
         if named[i] and any(named[i] <= words[k] and not words[i] <= words[k]
                             and not (wide[k] and words[k] < words[i]) for k in kept):
+            continue
+        if broad and plain[i] != words[i] and any(plain[i] == words[k] and not wide[k]
+                                                  for k in kept):
             continue
         if len(kept) < MIN_KEPT or score >= least:
             kept = [k for k in kept if not (wide[k] and words[k] < words[i])]
