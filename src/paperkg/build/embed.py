@@ -188,13 +188,14 @@ class MappedEmbedder:
         self.name = f"{inner.name}-map{_map_digest(STATIC_MAP)}"
 
     def _weights(self) -> np.ndarray:
-        """The map (bias last), once its probes show this distillation is the one it was
-        fitted on."""
+        """The map (bias last), once its probes show that the vectors it will be applied
+        to (`inner`'s: from the cache where it has them, so a warm run loads no model)
+        come from the distillation it was fitted on."""
         def load() -> np.ndarray:
             with np.load(STATIC_MAP) as data:
                 weights, probes = data["weights"], data["probes"]
                 fitted_with = str(data["model2vec"])
-            agree = np.sum(self.static.encode(list(STATIC_PROBES)) * probes, axis=1)
+            agree = np.sum(self.inner.encode(list(STATIC_PROBES)) * probes, axis=1)
             if float(agree.min()) < 0.98:
                 from importlib.metadata import version
 

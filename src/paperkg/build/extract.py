@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -264,7 +264,7 @@ def extract_concepts(
     share = share or CorpusShare(cands)
     coef, bias = settings.model(prior, embedder.name)
     weights = np.asarray(coef, dtype=np.float32)
-    kg_keeps = replace(settings, ranking=False).kg_rule(prior, embedder.name)
+    kg_keeps = settings.kg_rule(prior, embedder.name)
     for paper, doc, doc_vec, cs in zip(papers, docs, doc_vecs, cands, strict=True):
         if prior and paper.keywords:
             cs = _leave_own_out(paper, cs, prior)
