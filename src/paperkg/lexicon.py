@@ -9,7 +9,9 @@
 - `is_acronym`: the one rule for "this word is written as a name or abbreviation and keeps
   its case" ("LLMs", "MoE", "GSM8K", "Llama3"), which refuses an all-caps spelling of a
   common English word ("INCREMENTAL LEARNING" is "incremental learning").
-- `singular`: the one plural rule; `pos` and `verb_forms` ask lemminflect's lexicon.
+- `singular`: the one plural rule; `pos` and `verb_forms` ask lemminflect's lexicon;
+  `stem` is the Snowball (Porter2) stem, which joins derived forms ("optimizer",
+  "optimization") that no plural rule does.
 The text repairs that use these facts (glued words, boilerplate, citations, backronyms) are
 in `paperkg.repair`.
 """
@@ -17,11 +19,12 @@ in `paperkg.repair`.
 from __future__ import annotations
 
 from functools import cache, lru_cache
+from typing import Any
 
 __all__ = ["FUNCTION_WORDS", "GENERIC_HEADS", "GENERIC_MODIFIERS", "GENERIC_NOUNS",
            "KIND_NOUNS", "QUANTITY_NOUNS", "UNITS", "edit_distance_one", "generic_modifier_forms",
            "is_acronym", "is_common_word", "is_shouted",
-           "phrase_breaking_verbs", "pos", "singular", "verb_forms"]
+           "phrase_breaking_verbs", "pos", "singular", "stem", "verb_forms"]
 
 FUNCTION_WORDS = frozenset("""
 a about above across after afterwards again against all almost alone along already also although
@@ -134,7 +137,7 @@ foundation
 # give them: singular.
 KIND_NOUNS = frozenset("""
 model system task method approach framework technique algorithm architecture modeling
-paradigm pipeline strategy scheme setting problem dataset benchmark
+paradigm pipeline strategy scheme setting problem dataset benchmark data
 """.split())
 
 # Nouns that count something: "a logarithmic number of rounds", "an arbitrary amount of
@@ -156,6 +159,19 @@ def pos(word: str) -> frozenset[str]:
 def is_common_word(word: str) -> bool:
     """An English word the lexicon knows (not a coined name such as "Pangea")."""
     return bool(pos(word))
+
+
+@lru_cache(maxsize=1 << 16)
+def stem(word: str) -> str:
+    """The English Snowball stem of a lower-case word ("adapters", "adaptation" → "adapt")."""
+    return _stemmer().stemWord(word)
+
+
+@cache
+def _stemmer() -> Any:
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
 
 
 @cache

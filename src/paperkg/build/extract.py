@@ -41,7 +41,7 @@ from paperkg.build.text import (
     document_text,
     tokens,
 )
-from paperkg.lexicon import GENERIC_MODIFIERS, KIND_NOUNS, is_acronym
+from paperkg.lexicon import GENERIC_MODIFIERS, KIND_NOUNS, is_acronym, stem
 from paperkg.settings import DIVERSITY, TOP_N, Settings
 
 __all__ = [
@@ -314,18 +314,26 @@ def trusted(picks: Ranked, least: float, broad: Callable[[str], bool] | None = N
     statistics (`broad` given), one that only adds generic modifiers (`GENERIC_MODIFIERS`)
     to a kept pick that is no umbrella term ("large vision-language models" after
     "vision-language models"; without the statistics "large language models" would give
-    way to the umbrella "language models").
+    way to the umbrella "language models"); nor one whose words have the stems of a kept
+    pick's ("adaptive optimizers" after "adaptive optimization", "low-rank adapters" after
+    "low-rank adaptation"). Two spellings of one term ("Transformer", "Transformers") are
+    one concept: both are kept (each counts towards its label) and fill one of the best
+    three.
     """
     is_broad = broad or _one_word
-    words = [frozenset(term_key(text).split()) for text, _ in picks]
-    heads = [term_key(text).rsplit(" ", 1) for text, _ in picks]
+    keys = [term_key(text) for text, _ in picks]
+    words = [frozenset(k.split()) for k in keys]
+    heads = [k.rsplit(" ", 1) for k in keys]
     named = [words[i] - {h[-1]} if len(h) == 2 and h[-1] in KIND_NOUNS else frozenset()
              for i, h in enumerate(heads)]
     plain = [w - GENERIC_MODIFIERS for w in words]
+    stems = [tuple(stem(w) for w in k.split()) for k in keys]
     wide = [is_broad(text) for text, _ in picks]
     kept: list[int] = []
     for i, (text, score) in enumerate(picks):
         if text in asides or wide[i] and any(words[i] < words[k] for k in kept):
+            continue
+        if any(stems[i] == stems[k] and keys[i] != keys[k] for k in kept):
             continue
         if named[i] and any(named[i] <= words[k] and not words[i] <= words[k]
                             and not (wide[k] and words[k] < words[i]) for k in kept):
@@ -333,7 +341,7 @@ def trusted(picks: Ranked, least: float, broad: Callable[[str], bool] | None = N
         if broad and plain[i] != words[i] and any(plain[i] == words[k] and not wide[k]
                                                   for k in kept):
             continue
-        if len(kept) < MIN_KEPT or score >= least:
+        if len({keys[k] for k in kept}) < MIN_KEPT or score >= least:
             kept = [k for k in kept if not (wide[k] and words[k] < words[i])]
             kept.append(i)
     chosen = set(kept)

@@ -157,7 +157,7 @@ def candidates(
     short form; so are `known` terms wherever they occur.
     """
     toks = tokens(text)
-    seen, alone = _tails(toks, max_words)
+    seen, alone = _tails(toks, max_words, known)
     from_tails = set(seen)
     if known is not None:
         for pos, phrase in _known_spans(toks, known, max_words):
@@ -212,17 +212,26 @@ def _known_spans(toks: list[str], known: KnownTerms, max_words: int) -> Iterator
                 break
 
 
-def _valid_tails(toks: list[str], max_words: int) -> Iterator[tuple[int, list[str], bool]]:
+def _valid_tails(toks: list[str], max_words: int, known: KnownTerms | None,
+                 ) -> Iterator[tuple[int, list[str], bool]]:
     """(start, words, longest) of every candidate tail of every run, the longest valid tail
-    of each run flagged."""
+    of each run flagged. A run that a verb form cut inside a known term goes on to include
+    it: "formal theorem | proving", "sequential decision | making" are "formal theorem
+    proving" and "sequential decision making", not "formal theorem" and "sequential
+    decision" (the verb's forms end most phrases: "methods proving", "factors making")."""
     for start, run in runs(toks):
+        after = start + len(run)
+        joined = known is not None and after < len(toks) and is_word(toks[after]) and (
+            term_key(f"{run[-1]} {toks[after]}") in known.keys)
+        if joined:
+            run = [*run, toks[after]]  # its tails start before the verb form: no "proving"
         if counts_something(toks, start, run):
             continue
         end = len(run)
         while end and not noun_like_end(run[end - 1]):
             end -= 1
         longest = True
-        for i in range(max(0, end - max_words), end):
+        for i in range(max(0, end - max_words), end - joined if end == len(run) else end):
             words = run[i:end]
             if not valid_span(words) or len(words) == 1 and bare_short_acronym(words[0]):
                 continue
@@ -230,12 +239,13 @@ def _valid_tails(toks: list[str], max_words: int) -> Iterator[tuple[int, list[st
             longest = False
 
 
-def _tails(toks: list[str], max_words: int) -> tuple[dict[str, tuple[int, int, str]], set[str]]:
+def _tails(toks: list[str], max_words: int, known: KnownTerms | None,
+           ) -> tuple[dict[str, tuple[int, int, str]], set[str]]:
     """(first position, count, first spelling) per key, and the keys that are some run's
     longest tail (the others only ever end a longer candidate)."""
     seen: dict[str, tuple[int, int, str]] = {}
     alone: set[str] = set()
-    for at, words, longest in _valid_tails(toks, max_words):
+    for at, words, longest in _valid_tails(toks, max_words, known):
         phrase = " ".join(words)
         key = phrase.lower()
         pos, count, form = seen.get(key, (at, 0, phrase))
