@@ -421,6 +421,34 @@ def test_a_known_term_cut_by_a_verb_form_is_read_whole() -> None:
     assert "Real-world formal theorem" in alone and "theorem proving" not in alone
 
 
+def test_a_verb_and_its_object_is_no_concept(cache_dir: Path) -> None:
+    """A title or sentence opened by a verb's -ing form ("Understanding Learning with ...",
+    "Screener: Learning Conditional Distribution of ...") or a gerund after a preposition
+    ("for testing GUI apps") is a clause, not a concept, unless the field names a term
+    that opens so ("learning rate"); after a determiner or an adjective the -ing form is a
+    noun ("the signaling molecules", "discriminative imaging features"). Without the
+    field's terms the grammar alone decides."""
+    from paperkg.build.embed import make_embedder
+    from paperkg.build.ingest import Paper
+    from paperkg.build.prior import packaged_prior
+
+    text = ("Understanding Learning with Sliced-Wasserstein. Screener: Learning Conditional "
+            "Distribution of Dense Representations. Methods for testing GUI apps exist. "
+            "Learning rate schedules matter; the signaling molecules form patterns. We "
+            "learn discriminative imaging features.")
+    known = packaged_prior().known()
+    cands = {c.text: c for c in candidates(text, known=known)}
+    clauses = {t for t, c in cands.items() if known.gerund_clause(c)}
+    assert clauses == {"Understanding Learning", "Learning Conditional Distribution",
+                       "testing GUI apps"}
+    assert {"Learning rate schedules", "signaling molecules", "imaging features"} <= set(cands)
+    papers = [Paper(id="g", abstract=text, label="g", source="test",
+                    title="Understanding Learning with Sliced-Wasserstein")]
+    ranked = extract_concepts(papers, make_embedder("static", cache_dir),
+                              ExtractSettings(ranking=True), prior=packaged_prior())
+    assert not clauses & {t for t, _ in ranked["g"]}
+
+
 def test_a_pick_that_only_adds_a_generic_modifier_repeats_a_kept_one() -> None:
     """With keyword statistics "large vision-language models" repeats "vision-language
     models"; "large language models" does not give way to the umbrella "language models"

@@ -23,7 +23,7 @@ from typing import Any
 
 __all__ = ["FUNCTION_WORDS", "GENERIC_HEADS", "GENERIC_MODIFIERS", "GENERIC_NOUNS",
            "KIND_NOUNS", "QUANTITY_NOUNS", "UNITS", "edit_distance_one", "generic_modifier_forms",
-           "is_acronym", "is_common_word", "is_shouted",
+           "is_acronym", "is_common_word", "is_shouted", "is_verb_ing",
            "phrase_breaking_verbs", "pos", "singular", "stem", "verb_forms"]
 
 FUNCTION_WORDS = frozenset("""
@@ -159,6 +159,21 @@ def pos(word: str) -> frozenset[str]:
 def is_common_word(word: str) -> bool:
     """An English word the lexicon knows (not a coined name such as "Pangea")."""
     return bool(pos(word))
+
+
+@cache
+def is_verb_ing(word: str) -> bool:
+    """A verb's -ing form, one word of letters ("learning", "quantizing"), not a word that
+    only ends so ("string", "morning") nor a hyphenated modifier ("training-free"). A word
+    the lexicon does not know is one if long enough ("backdooring", "demystifying")."""
+    if not (word.endswith("ing") and word.isalpha() and word.islower()):
+        return False
+    if not is_common_word(word):
+        return len(word) > 6
+    from lemminflect import getAllLemmas
+
+    lemma = getAllLemmas(word).get("VERB")
+    return bool(lemma) and lemma[0] != word
 
 
 @lru_cache(maxsize=1 << 16)

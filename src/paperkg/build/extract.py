@@ -246,7 +246,8 @@ def extract_concepts(
         # ("neural networks" in "graph neural networks"): without the field's terms the
         # two cannot be told apart (on ICLR text, dropping both cost 1 F1@10 point)
         cands = [[c for c in cs if not prior.too_generic(c.text) and (
-            not c.inside_only or term_key(c.text) in known.keys)] for cs in cands]
+            not c.inside_only or term_key(c.text) in known.keys)
+            and not known.gerund_clause(c)] for cs in cands]
     vocab = sorted({c.text.lower() for cs in cands for c in cs})
     row_of = {phrase: i for i, phrase in enumerate(vocab)}
 

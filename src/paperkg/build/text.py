@@ -27,12 +27,15 @@ from paperkg.build.grammar import (
 )
 from paperkg.build.ingest import Paper
 from paperkg.build.terms import Abbreviation, abbreviations, term_key
+from paperkg.lexicon import is_verb_ing
 from paperkg.repair import repair_text, strip_boilerplate, strip_citations
 
 __all__ = ["Candidate", "KnownTerms", "candidates", "clean_text", "code_links", "document_text",
            "tokens"]
 
 MAX_WORDS = 4
+_DETERMINERS = frozenset("the a an this these that those its their our his her each every "
+                         "any some no such".split())
 
 _TOKEN_RE = re.compile(  # letters of any script: "Gröbner", "Djoković" are one word
     r"[^\W_](?:[^\W_]|\+)*(?:[-'’.](?:[^\W_]|\+)+)*|\S"
@@ -121,6 +124,10 @@ class Candidate:
     Corruption (DPC)"): its uses of the short form are counted here too. `inside_only`
     marks a tail that never stands alone: every use is the end of a longer candidate
     ("salesman problem" where the text only says "traveling salesman problem").
+    `verb_led` marks a phrase opened by a verb's -ing form wherever it occurs, never
+    after a determiner nor inside a longer run: a gerund and its object ("Learning
+    compact models is hard", "methods for testing GUIs") or a term ("Downsampling layers
+    are"); `KnownTerms.gerund_clause` tells the two apart.
     """
 
     text: str
@@ -129,6 +136,7 @@ class Candidate:
     defined: bool = False
     known_only: bool = False
     inside_only: bool = False
+    verb_led: bool = False
 
 
 class KnownTerms:
@@ -143,6 +151,17 @@ class KnownTerms:
     def __init__(self, keys: Collection[str]) -> None:
         self.keys = frozenset(keys)
         self.first_words = frozenset(w for k in self.keys if k and (w := k.split()[0]).islower())
+        self.openings = frozenset(" ".join(k.split()[:2]) for k in self.keys if " " in k)
+
+    def gerund_clause(self, c: Candidate) -> bool:
+        """A verb's -ing form and its object ("learning compact models", "understanding
+        human instructions", "quantizing LLMs"): a `verb_led` candidate that is no term of
+        the field and opens with two words no term opens with. One that does ("learning
+        rate", "training dynamics", "scaling laws") is read as a term."""
+        if not c.verb_led:
+            return False
+        key = term_key(c.text)
+        return key not in self.keys and " ".join(key.split()[:2]) not in self.openings
 
 
 def candidates(
@@ -157,7 +176,7 @@ def candidates(
     short form; so are `known` terms wherever they occur.
     """
     toks = tokens(text)
-    seen, alone = _tails(toks, max_words, known)
+    seen, alone, inside = _tails(toks, max_words, known)
     from_tails = set(seen)
     if known is not None:
         for pos, phrase in _known_spans(toks, known, max_words):
@@ -165,7 +184,9 @@ def candidates(
             first, count, form = seen.get(key, (pos, 0, phrase))
             seen[key] = (min(first, pos), count + (key not in from_tails), form)
     out = [Candidate(form, pos, count, known_only=key not in from_tails,
-                     inside_only=key in from_tails and key not in alone)
+                     inside_only=key in from_tails and key not in alone,
+                     verb_led=key in from_tails and key not in inside and " " in key
+                     and is_verb_ing(key.split(" ", 1)[0]))
            for key, (pos, count, form) in seen.items()]
     return _fold_abbreviations(out, abbreviations(text), text)
 
@@ -213,12 +234,15 @@ def _known_spans(toks: list[str], known: KnownTerms, max_words: int) -> Iterator
 
 
 def _valid_tails(toks: list[str], max_words: int, known: KnownTerms | None,
-                 ) -> Iterator[tuple[int, list[str], bool]]:
-    """(start, words, longest) of every candidate tail of every run, the longest valid tail
-    of each run flagged. A run that a verb form cut inside a known term goes on to include
-    it: "formal theorem | proving", "sequential decision | making" are "formal theorem
-    proving" and "sequential decision making", not "formal theorem" and "sequential
-    decision" (the verb's forms end most phrases: "methods proving", "factors making")."""
+                 ) -> Iterator[tuple[int, list[str], bool, bool]]:
+    """(start, words, longest, leads) of every candidate tail of every run, the longest
+    valid tail of each run flagged, and whether the tail opens its run other than after a
+    determiner ("Learning compact models is", "for testing GUIs"; not "the signaling
+    molecules", "discriminative imaging features"). A run that a verb form cut inside a
+    known term goes on to include it: "formal theorem | proving", "sequential decision |
+    making" are "formal theorem proving" and "sequential decision making", not "formal
+    theorem" and "sequential decision" (the verb's forms end most phrases: "methods
+    proving", "factors making")."""
     for start, run in runs(toks):
         after = start + len(run)
         joined = known is not None and after < len(toks) and is_word(toks[after]) and (
@@ -235,21 +259,26 @@ def _valid_tails(toks: list[str], max_words: int, known: KnownTerms | None,
             words = run[i:end]
             if not valid_span(words) or len(words) == 1 and bare_short_acronym(words[0]):
                 continue
-            yield start + i, words, longest
+            yield start + i, words, longest, i == 0 and not (
+                start and toks[start - 1].lower() in _DETERMINERS)
             longest = False
 
 
 def _tails(toks: list[str], max_words: int, known: KnownTerms | None,
-           ) -> tuple[dict[str, tuple[int, int, str]], set[str]]:
-    """(first position, count, first spelling) per key, and the keys that are some run's
-    longest tail (the others only ever end a longer candidate)."""
+           ) -> tuple[dict[str, tuple[int, int, str]], set[str], set[str]]:
+    """(first position, count, first spelling) per key, the keys that are some run's
+    longest tail (the others only ever end a longer candidate), and the keys that do not
+    open their run somewhere (`_valid_tails`)."""
     seen: dict[str, tuple[int, int, str]] = {}
     alone: set[str] = set()
-    for at, words, longest in _valid_tails(toks, max_words, known):
+    inside: set[str] = set()
+    for at, words, longest, leads in _valid_tails(toks, max_words, known):
         phrase = " ".join(words)
         key = phrase.lower()
         pos, count, form = seen.get(key, (at, 0, phrase))
         seen[key] = (pos, count + 1, form)
         if longest:
             alone.add(key)
-    return seen, alone
+        if not leads:
+            inside.add(key)
+    return seen, alone, inside
