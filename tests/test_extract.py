@@ -318,11 +318,14 @@ def _repeats(text: str, kept: list[str]) -> bool:
 
 
 def _asides(paper: Any, prior: Any) -> set[str]:
-    """A paper's candidates that are terms of the whole field, used once, not in its title."""
+    """A paper's candidates that are terms of the whole field or umbrella terms (no short
+    form), used once, not in its title."""
+    from paperkg.lexicon import is_acronym
+
     title = f" {clean_text(paper.title).lower()} "
     return {c.text for c in candidates(document_text(paper), known=prior.known())
             if c.count == 1 and f" {c.text.lower()} " not in title
-            and prior.field_term(c.text)}
+            and (prior.field_term(c.text) or prior.umbrella(c.text) and not is_acronym(c.text))}
 
 
 def test_a_term_of_the_whole_field_named_in_passing_is_no_concept(cache_dir: Path) -> None:
@@ -331,7 +334,8 @@ def test_a_term_of_the_whole_field_named_in_passing_is_no_concept(cache_dir: Pat
     is where the paper stands, not what it is about: the ranking shows it, a KG does not
     keep it. In the title, or named again, it is the paper's subject and stays; a
     specific term of the field ("large language models", a keyword of 41 % of the papers
-    offering it) stays even when named once."""
+    offering it) stays even when named once. So does an umbrella term, which many papers
+    offer and few choose ("convolutional neural network")."""
     from paperkg.build.embed import make_embedder
     from paperkg.build.ingest import make_paper
     from paperkg.build.prior import packaged_prior
@@ -340,8 +344,11 @@ def test_a_term_of_the_whole_field_named_in_passing_is_no_concept(cache_dir: Pat
     assert prior.field_term("deep learning") and prior.field_term("computer vision")
     assert not prior.field_term("large language models")
     assert not prior.field_term("speech decoding"), "too few papers offer it"
+    assert prior.umbrella("convolutional neural network")
+    assert not prior.field_term("convolutional neural network")
     body = ("We decode perceived speech from non-invasive magnetoencephalography "
-            "recordings with deep learning. A contrastive objective aligns brain "
+            "recordings with deep learning and a convolutional neural network. A "
+            "contrastive objective aligns brain "
             "responses with pretrained speech representations, and large language "
             "models rescore the decoded words. Speech decoding accuracy reaches 41 % "
             "on 1,000 held-out segments.")
@@ -357,6 +364,8 @@ def test_a_term_of_the_whole_field_named_in_passing_is_no_concept(cache_dir: Pat
     shown = {pid: {text.lower() for text, _ in picks} for pid, picks in ranked.items()}
     kept = {pid: {text.lower() for text, _ in picks} for pid, picks in kg.items()}
     assert "deep learning" in shown["p1"] and "deep learning" not in kept["p1"]
+    assert "convolutional neural network" in shown["p1"]
+    assert "convolutional neural network" not in kept["p1"] | kept["p2"]
     assert "deep learning" in kept["p2"]
     assert "large language models" in kept["p1"]
     for pid, picks in ranked.items():  # `marks` says what the KG keeps

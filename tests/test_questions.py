@@ -78,7 +78,7 @@ def test_papers_and_concepts(readers: dict[str, Reader], backend: str, dpc: str)
     assert total == c.paper_count and len(papers) == min(3, total)
     assert [s for _, s in papers] == sorted((s for _, s in papers), reverse=True)
     grouped = [c for c in r.top_concepts(30) if c.topic]  # field → topic, as OpenAlex nests
-    assert len(grouped) >= 10 and all(c.field for c in grouped)
+    assert len(grouped) >= 5 and all(c.field for c in grouped)
     assert r.concept(grouped[0].id).topic == grouped[0].topic
     with pytest.raises(UnknownNode):
         r.paper("no-such-paper")

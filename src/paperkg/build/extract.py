@@ -305,9 +305,10 @@ def trusted(picks: Ranked, least: float, broad: Callable[[str], bool] | None = N
     adaptation" beside "feature-level domain adaptation"): it is what links the paper to
     others.
 
-    An aside, a term of the whole field that the abstract names once outside its title
-    ("deep learning" in a paper on brain decoding, `asides`), is never kept: it says where
-    the paper stands, not what it is about, and would link it to half the corpus. Nor is
+    An aside, a term of the whole field or an umbrella term that the abstract names once
+    outside its title ("deep learning" in a paper on brain decoding, "learning rate" in
+    one on instruction tuning, `asides`), is never kept: it says where the paper stands or
+    what it used, not what it is about, and would link it to a large part of the corpus. Nor is
     a repetition: a pick that only adds a kind noun as its head (`KIND_NOUNS`) to words a
     kept pick has, other than a longer variant of it ("OCR-2.0 model", "OCR systems" after
     "OCR-2.0"; "language modeling" after "language model"; but "stochastic block model"
@@ -351,12 +352,16 @@ def trusted(picks: Ranked, least: float, broad: Callable[[str], bool] | None = N
 
 def _asides(cs: Sequence[Candidate], x: np.ndarray, prior: KeywordPrior | None,
             ) -> frozenset[str]:
-    """The candidates that are terms of the whole field used once, outside the title."""
+    """The candidates used once, outside the title, that are terms of the whole field
+    ("deep learning") or umbrella terms ("convolutional neural network", "supervised
+    learning", "learning rate": many papers offer them, few choose them). A short form
+    ("DPO") is no umbrella: authors list its long form, which understates its share."""
     if not prior:
         return frozenset()
     in_title = x[:, FEATURES.index("in_title")]
     return frozenset(c.text for c, t in zip(cs, in_title, strict=True)
-                     if c.count == 1 and not t and prior.field_term(c.text))
+                     if c.count == 1 and not t and (prior.field_term(c.text) or (
+                         prior.umbrella(c.text) and not is_acronym(c.text))))
 
 
 def _one_word(text: str) -> bool:
