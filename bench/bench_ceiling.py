@@ -8,8 +8,8 @@ phrase matching a keyword first gives the ceiling of a phrase set. On the keywor
 benchmark's papers (the first n of bench/keywords_eval.held_out; only their text is read,
 their keywords only to score, as bench_keywords.py does), with the packaged statistics:
 
-- paperkg's candidates after its filters (what its ranker chooses from: no generic single
-  word, no tail used only inside a longer term);
+- paperkg's candidates after its filters (what its ranker chooses from, `extract.rankable`:
+  no generic single word, no tail used only inside a longer term, no verb and object);
 - all of paperkg's candidates (before those filters);
 - every run of 1-4 words of the text (any extractive method's ceiling).
 
@@ -28,9 +28,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from keywords_eval import Record, held_out, load_corpus, mean_prf, stem_phrase  # noqa: E402
 
+from paperkg.build.extract import rankable  # noqa: E402
 from paperkg.build.ingest import Paper, make_paper  # noqa: E402
 from paperkg.build.prior import packaged_prior  # noqa: E402
-from paperkg.build.terms import term_key  # noqa: E402
 from paperkg.build.text import MAX_WORDS, candidates, document_text  # noqa: E402
 
 
@@ -60,10 +60,9 @@ def main() -> None:
         return [c.text for c in candidates(document_text(p), MAX_WORDS, known)]
 
     def filtered(p: Paper) -> list[str]:
-        # the filters of `extract.extract_concepts` with keyword statistics
+        # what `extract.extract_concepts` ranks with keyword statistics
         return [c.text for c in candidates(document_text(p), MAX_WORDS, known)
-                if not prior.too_generic(c.text)
-                and (not c.inside_only or term_key(c.text) in known.keys)]
+                if rankable(c, prior, known)]
 
     def ngrams(p: Paper) -> list[str]:
         words = re.findall(r"[A-Za-z0-9]+", document_text(p))

@@ -168,12 +168,13 @@ def is_verb_ing(word: str) -> bool:
     the lexicon does not know is one if long enough ("backdooring", "demystifying")."""
     if not (word.endswith("ing") and word.isalpha() and word.islower()):
         return False
-    if not is_common_word(word):
-        return len(word) > 6
     from lemminflect import getAllLemmas
 
-    lemma = getAllLemmas(word).get("VERB")
-    return bool(lemma) and lemma[0] != word
+    lemmas = getAllLemmas(word)
+    if not lemmas:
+        return len(word) > 6
+    verb = lemmas.get("VERB")
+    return bool(verb) and verb[0] != word
 
 
 @lru_cache(maxsize=1 << 16)

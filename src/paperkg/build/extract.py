@@ -52,6 +52,7 @@ __all__ = [
     "candidate_features",
     "document_text",
     "extract_concepts",
+    "rankable",
     "trusted",
 ]
 
@@ -240,14 +241,7 @@ def extract_concepts(
     known = prior.known() if prior else None
     cands = _all_candidates(docs, settings.max_words, known, progress)
     if prior and known is not None:
-        # a word alone that authors of the field seldom choose is not a concept; a tail
-        # the abstract never uses alone repeats the longer phrase it ends ("salesman
-        # problem" in "traveling salesman problem") unless the field names it on its own
-        # ("neural networks" in "graph neural networks"): without the field's terms the
-        # two cannot be told apart (on ICLR text, dropping both cost 1 F1@10 point)
-        cands = [[c for c in cs if not prior.too_generic(c.text) and (
-            not c.inside_only or term_key(c.text) in known.keys)
-            and not known.gerund_clause(c)] for cs in cands]
+        cands = [[c for c in cs if rankable(c, prior, known)] for cs in cands]
     vocab = sorted({c.text.lower() for cs in cands for c in cs})
     row_of = {phrase: i for i, phrase in enumerate(vocab)}
 
@@ -286,6 +280,18 @@ def extract_concepts(
         if tick:
             tick(1)
     return out
+
+
+def rankable(c: Candidate, prior: KeywordPrior, known: KnownTerms) -> bool:
+    """With the field's terms, whether a candidate is ranked at all. A word alone that
+    authors of the field seldom choose is not a concept; a tail the abstract never uses
+    alone repeats the longer phrase it ends ("salesman problem" in "traveling salesman
+    problem") unless the field names it on its own ("neural networks" in "graph neural
+    networks"): without the field's terms the two cannot be told apart (on ICLR text,
+    dropping both cost 1 F1@10 point); a verb's -ing form and its object is a clause
+    (`KnownTerms.gerund_clause`)."""
+    return not prior.too_generic(c.text) and (
+        not c.inside_only or term_key(c.text) in known.keys) and not known.gerund_clause(c)
 
 
 def trusted(picks: Ranked, least: float, broad: Callable[[str], bool] | None = None,

@@ -248,14 +248,15 @@ def _valid_tails(toks: list[str], max_words: int, known: KnownTerms | None,
         joined = known is not None and after < len(toks) and is_word(toks[after]) and (
             term_key(f"{run[-1]} {toks[after]}") in known.keys)
         if joined:
-            run = [*run, toks[after]]  # its tails start before the verb form: no "proving"
+            run = [*run, toks[after]]
         if counts_something(toks, start, run):
             continue
         end = len(run)
         while end and not noun_like_end(run[end - 1]):
             end -= 1
         longest = True
-        for i in range(max(0, end - max_words), end - joined if end == len(run) else end):
+        last = end - 1 if joined and end == len(run) else end  # no tail of the verb alone
+        for i in range(max(0, end - max_words), last):
             words = run[i:end]
             if not valid_span(words) or len(words) == 1 and bare_short_acronym(words[0]):
                 continue
