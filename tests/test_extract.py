@@ -174,7 +174,7 @@ def test_static_embedder_is_distilled_offline_and_sensible(cache_dir: Path) -> N
 @pytest.mark.skipif(not SOURCES.is_dir(), reason=f"needs {SOURCES}")
 def test_static_vectors_are_mapped_onto_minilms(minilm: MiniLMEmbedder, cache_dir: Path,
                                                 ) -> None:
-    """The fast path's linear map (`embed.STATIC_MAP`): on real arXiv abstracts, text
+    """The fast path's map (`staticmap.STATIC_MAP`): on real arXiv abstracts, text
     unlike the ICLR papers the map was fitted on, the static embedder ranks each paper's
     candidates against its abstract more as MiniLM does with the map than without it."""
     from scipy.stats import spearmanr
@@ -197,10 +197,11 @@ def test_mapped_static_vectors_do_not_depend_on_their_batch(cache_dir: Path) -> 
     """The map multiplies fixed blocks of rows: a phrase embedded alone (an `add` of one
     paper) gets the very vector it gets among hundreds (a build). A plain matrix product
     takes another BLAS kernel for one row and differed in the last bit."""
-    from paperkg.build.embed import MappedEmbedder, StaticEmbedder
+    from paperkg.build.embed import StaticEmbedder
+    from paperkg.build.staticmap import MappedEmbedder
 
     static = StaticEmbedder(cache_dir)
-    embedder = MappedEmbedder(static, static)  # no vector cache: the map's own arithmetic
+    embedder = MappedEmbedder(static)  # no vector cache: the map's own arithmetic
     abstracts = [clean_text(a) for a in seed_abstracts()[:8]]
     texts = sorted({c.text for a in abstracts for c in candidates(a)}) + abstracts
     together = embedder.encode(texts)
@@ -215,13 +216,13 @@ def test_static_map_refuses_another_distillation(cache_dir: Path, tmp_path: Path
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """A map fitted on another distillation (its probe vectors differ from this model's)
     is refused with what to do, never applied to vectors it does not fit."""
-    from paperkg.build import embed
+    from paperkg.build import embed, staticmap
 
-    with np.load(embed.STATIC_MAP) as data:
+    with np.load(staticmap.STATIC_MAP) as data:
         other = {k: data[k] for k in data.files}
     other["probes"] = np.roll(other["probes"], 1, axis=0)  # another model's probe vectors
     np.savez(tmp_path / "other_map.npz", **other)
-    monkeypatch.setattr(embed, "STATIC_MAP", tmp_path / "other_map.npz")
+    monkeypatch.setattr(staticmap, "STATIC_MAP", tmp_path / "other_map.npz")
     with pytest.raises(RuntimeError, match="differs from the distillation"):
         embed.make_embedder("static", cache_dir).encode(["graph neural network"])
 

