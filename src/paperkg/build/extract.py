@@ -358,16 +358,13 @@ def trusted(picks: Ranked, least: float, broad: Callable[[str], bool] | None = N
 
 def _asides(cs: Sequence[Candidate], x: np.ndarray, prior: KeywordPrior | None,
             ) -> frozenset[str]:
-    """The candidates used once, outside the title, that are terms of the whole field
-    ("deep learning") or umbrella terms ("convolutional neural network", "supervised
-    learning", "learning rate": many papers offer them, few choose them). A short form
-    ("DPO") is no umbrella: authors list its long form, which understates its share."""
+    """The candidates used once, outside the title, that papers name in passing
+    (`KeywordPrior.passing_term`: "deep learning", "learning rate")."""
     if not prior:
         return frozenset()
     in_title = x[:, FEATURES.index("in_title")]
     return frozenset(c.text for c, t in zip(cs, in_title, strict=True)
-                     if c.count == 1 and not t and (prior.field_term(c.text) or (
-                         prior.umbrella(c.text) and not is_acronym(c.text))))
+                     if c.count == 1 and not t and prior.passing_term(c.text))
 
 
 def _one_word(text: str) -> bool:

@@ -110,6 +110,13 @@ class KeywordPrior:
         return (self.candidate[key] >= max(FIELD_PAPERS_SHARE * self.papers, UMBRELLA_PAPERS)
                 and self.scores(key)[0] < _FIELD_LOG_ODDS)
 
+    def passing_term(self, phrase: str) -> bool:
+        """A term a paper may name in passing, where it stands or what it used rather than
+        what it studies: a term of the whole field ("deep learning") or an umbrella term
+        ("convolutional neural network", "learning rate"). A short form ("DPO") is no
+        umbrella: authors list its long form, which understates its share."""
+        return self.field_term(phrase) or (self.umbrella(phrase) and not is_acronym(phrase))
+
     def fingerprint(self) -> str:
         """A short hash of the counts: the extraction cache depends on it."""
         if not self._fingerprint:
