@@ -89,7 +89,8 @@ async def open_version(settings: Settings, source: Path) -> Context:
     snap, current = await asyncio.to_thread(_snapshot, source)
     try:
         kg = open_kg(snap)
-        reader = await asyncio.to_thread(kg.reader, "memory")
+        # an HTTP client is told "this KG", never the server's file system paths
+        reader = await asyncio.to_thread(kg.reader, "memory", "this KG")
         _give_back_memory()
         pool = QueryPool(_store_spec(kg), settings.query_workers, settings.deadline,
                          settings.query_queue, settings.query_memory_mb)

@@ -77,17 +77,19 @@ class KnowledgeGraph:
     def graph(self) -> nx.Graph:
         return load_graph(self.path / GRAPH)
 
-    def reader(self, backend: Backend = "sparql") -> Reader:
-        """The questions of `read.questions.Reader`, answered by `backend`."""
+    def reader(self, backend: Backend = "sparql", where: str | None = None) -> Reader:
+        """The questions of `read.questions.Reader`, answered by `backend`. `where` is how
+        its messages name the KG (default: its directory; a server names no path)."""
+        where = str(self.path) if where is None else where
         if backend == "memory":
             from paperkg.read.memory import CorpusData, MemoryReader
 
             return MemoryReader(CorpusData.from_store(self.store), self.graph,
-                                self.lexicon, where=str(self.path))
+                                self.lexicon, where=where)
         if backend == "sparql":
             from paperkg.read.sparql import SparqlReader
 
-            return SparqlReader(self.store, where=str(self.path),
+            return SparqlReader(self.store, where=where,
                                 lexicon=lambda: self.lexicon)
         raise UsageError(f"unknown back end {backend!r}; choose one of {BACKENDS}")
 
