@@ -462,6 +462,32 @@ def test_title_capitals_take_the_abstracts_spelling() -> None:
             "optimizers", "3D face reconstruction", "parametric bottleneck"} <= labels, labels
 
 
+def test_title_case_in_hyphens_definitions_and_shouted_phrases() -> None:
+    """Title spellings of ICLR 2025 papers (01wMplF8TL, h2Q3gOIz8q, WT2bL7sCM1,
+    x1Bk51SCL9): every word of a shouted phrase is spelled as the abstract writes it
+    ("TIME" too, four letters); an acronym's capitalised modifier is a title's
+    ("LLM-Based"); a hyphenated word keeps the capitals of its parts that are names
+    ("Hessian"), not of prefixes ("Pre"); a definition's capitals are convention, linking
+    words and all ("Chain of Thought (CoT)"). Names stay: "MT-Bench", "Kolmogorov-Arnold",
+    "Q-learning" as written."""
+    scheme = _scheme({
+        "a": ["TIME SERIES PREDICTION", "INSTRUCTION-FOLLOWING", "CLIP MODELS"],
+        "b": ["LLM-Based Code Completion", "MT-Bench", "Pre-Trained Encoders"],
+        "c": ["Hessian-Free Influence Functions", "Kolmogorov-Arnold Networks"],
+        "d": ["Chain of Thought", "Deep Q-Learning"],
+    }, {"a": "We forecast time series with textual instructions, and time series "
+             "prediction improves. We also use CLIP.",
+        "b": "Modern LLM-based code completion engines are scored on MT-Bench; our "
+             "Generative Pre-Training recipe helps.",
+        "c": "Inverting the Hessian matrix is costly.",
+        "d": "We study the impact of Chain of Thought (CoT) prompting on deep Q-learning."})
+    labels = {c.pref_label for c in scheme.concepts.values()}
+    assert {"time series prediction", "instruction-following", "CLIP models",
+            "LLM-based code completion", "MT-Bench", "pre-trained encoders",
+            "Hessian-free influence functions", "Kolmogorov-Arnold networks",
+            "chain of thought", "deep Q-learning"} <= labels, labels
+
+
 def test_prepositions_idioms_and_nouns_ending_in_s() -> None:
     """"near" inside a run is a preposition, "gaining momentum" an idiom, "G" in "group G"
     a variable (arXiv and S2 abstracts); "lens" and "chaos" are singular nouns, not

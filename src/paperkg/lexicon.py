@@ -6,6 +6,7 @@
 - `GENERIC_MODIFIERS`, `GENERIC_NOUNS`, `GENERIC_HEADS`: evaluative adjectives that never
   start a concept, single words too broad to tag a paper with, and nouns that never head a
   concept ("ongoing progress", "irrelevant ones", "research significance").
+- `WORD_PREFIXES`: prefixes written before a hyphen ("pre-", "bi-", "non-"), never names.
 - `is_acronym`: the one rule for "this word is written as a name or abbreviation and keeps
   its case" ("LLMs", "MoE", "GSM8K", "Llama3"), which refuses an all-caps spelling of a
   common English word ("INCREMENTAL LEARNING" is "incremental learning").
@@ -22,9 +23,16 @@ from functools import cache, lru_cache
 from typing import Any
 
 __all__ = ["FUNCTION_WORDS", "GENERIC_HEADS", "GENERIC_MODIFIERS", "GENERIC_NOUNS",
-           "KIND_NOUNS", "QUANTITY_NOUNS", "UNITS", "edit_distance_one", "generic_modifier_forms",
-           "is_acronym", "is_common_word", "is_shouted", "is_verb_ing",
+           "KIND_NOUNS", "QUANTITY_NOUNS", "UNITS", "WORD_PREFIXES", "edit_distance_one",
+           "generic_modifier_forms", "is_acronym", "is_common_word", "is_shouted", "is_verb_ing",
            "phrase_breaking_verbs", "pos", "singular", "stem", "verb_forms"]
+
+# prefixes written before a hyphen ("pre-trained", "Bi-directional" in a title): never names
+WORD_PREFIXES = frozenset("""
+anti auto bi co counter cross de extra hyper inter intra macro meta micro mid mini mono multi
+neo non omni over poly post pre proto pseudo quasi re self semi sub super trans tri ultra un
+under uni
+""".split())
 
 FUNCTION_WORDS = frozenset("""
 a about above across after afterwards again against all almost alone along already also although

@@ -28,7 +28,7 @@ from paperkg.lexicon import (
 )
 from paperkg.lexicon import pos as word_pos
 
-__all__ = ["ADJ_SUFFIX", "VERBS_AFTER_TO", "bare_short_acronym", "counts_something",
+__all__ = ["ADJ_SUFFIX", "HYPHEN_ADJ", "VERBS_AFTER_TO", "bare_short_acronym", "counts_something",
            "idiom_object", "is_word", "noun_like_end", "possessor", "runs", "valid_single",
            "valid_span"]
 
@@ -40,7 +40,8 @@ _BREAK_WORDS = FUNCTION_WORDS | GENERIC_MODIFIERS  # and `lexicon.phrase_breakin
 
 # Suffix rules stand in for the lexicon on words it does not know (most technical words).
 ADJ_SUFFIX = re.compile(r"(?:ive|ous|ful|able|ible|less|ical|al)$")
-_HYPHEN_ADJ = re.compile(
+# the second part of a hyphenated modifier ("LLM-based", "training-free")
+HYPHEN_ADJ = re.compile(
     r"-(?:scale|based|level|wise|aware|free|specific|agnostic|efficient|like|order|time|shot|"
     r"step|turn|dimensional|grained|world|driven|guided|oriented|friendly|intensive|style|"
     r"consistent|invariant|equivariant|dependent|independent|sensitive|optimal|only|centric)$"
@@ -97,7 +98,7 @@ def noun_like_end(tok: str) -> bool:
     low = tok.lower()
     if low in _ING_NOUNS or low.endswith("ing") and len(low) > 5:
         return True  # a gerund ends a noun phrase ("prompt tuning"); single words: see below
-    if low in {"offline", "online"} or _HYPHEN_ADJ.search(low):
+    if low in {"offline", "online"} or HYPHEN_ADJ.search(low):
         return False
     if low.endswith("ed") and not low.endswith("eed"):
         return False
@@ -139,7 +140,7 @@ def valid_single(word: str) -> bool:
     low = word.lower()
     # "training-free", "LoRA-based": a modifier without its noun ("zero-shot" and
     # "few-shot" name a learning setting)
-    if _HYPHEN_ADJ.search(low) and not low.endswith("-shot"):
+    if HYPHEN_ADJ.search(low) and not low.endswith("-shot"):
         return False
     if is_acronym(word):
         return True

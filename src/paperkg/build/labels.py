@@ -5,21 +5,22 @@ Titles and headings capitalise common words ("Embedding Perspective", "Short Vid
 `NameEvidence` counts, in the abstracts of the papers that use a phrase, how often it is
 written with its capitals where no sentence starts: a phrase mostly written so is a name
 ("Dynamic Prompt Corruption", "Llama") and keeps its case; others go lower case. Acronyms
-(`lexicon.is_acronym`) keep theirs, but a word of five capitals or more is spelled as the
-papers write it mid-sentence, if they do (a shouted title's "DIFFUSIVE"). Labels are
-unique in the scheme exactly (SKOS), so "CLIP" (a model) and "clip" may both be labels; a
-label is never numbered.
+(`lexicon.is_acronym`) keep theirs, but a word of five capitals or more, or any word of a
+shouted phrase ("TIME SERIES"), is spelled as the papers write it mid-sentence, if they do
+(a shouted title's "DIFFUSIVE"), and an acronym's capitalised modifier is a title's
+("LLM-Based" is "LLM-based"). Labels are unique in the scheme exactly (SKOS), so "CLIP"
+(a model) and "clip" may both be labels; a label is never numbered.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 
-from paperkg.build.grammar import ADJ_SUFFIX
+from paperkg.build.grammar import ADJ_SUFFIX, HYPHEN_ADJ
 from paperkg.build.ingest import Paper
 from paperkg.build.text import clean_text
-from paperkg.lexicon import is_acronym, is_common_word
+from paperkg.lexicon import WORD_PREFIXES, is_acronym, is_common_word, is_shouted, is_verb_ing
 
 __all__ = ["CleanAbstracts", "NameEvidence", "preferred_label", "prose_case"]
 
@@ -28,7 +29,14 @@ __all__ = ["CleanAbstracts", "NameEvidence", "preferred_label", "prose_case"]
 _SENTENCE_END = re.compile(r"[.!?:;]\s*$|(?:^|[\s(])(?:[ivx]{1,4}|\d{1,2}|[a-z])\)\s*$")
 _PAREN = re.compile(r"\s*\(")
 _NOUN_SUFFIX = re.compile(r"(?:izer|iser|ization|isation|ness|ity|ment|ism)s?$")
-_IN_DEFINITION = re.compile(r"(?:[\s-]+[A-Z][\w-]*)*\s*\((?=[A-Z])")
+_WORD_BEFORE = re.compile(r"([\w'-]+)[ \t]+$")
+_WORD_AFTER = re.compile(r"[ \t]+([\w'-]+)")
+# adjectives made of names that English also writes in lower case: their capitals count
+_EPONYMS = frozenset({"bayesian", "boolean", "cartesian", "euclidean"})
+# the rest of a defined long form, up to its short form: "Chain of Thought (CoT)"
+_IN_DEFINITION = re.compile(
+    r"(?:[\s-]+(?:[A-Z][\w-]*|(?:of|for|and|in|on|to|with|the|a|an|via|from|by|at|as)"
+    r"(?=\s+[A-Z])))*\s*\((?=[A-Z])")
 
 
 def _wordlike(ch: str) -> bool:
@@ -80,18 +88,27 @@ class NameEvidence:
                 lower += 1
         return capital > lower
 
-    def word_spelling(self, word: str, papers: Iterable[str]) -> str | None:
+    def word_spelling(self, word: str, papers: Iterable[str],
+                      beside: Collection[str] = ()) -> str | None:
         """How the papers using a phrase write one of its capitalised words where no
         sentence starts: in lower case if so at least as often as with capitals, else its
         most frequent capitalised spelling ("Gaussian"; "Turing-Hopf" for a title's
-        "TURING-HOPF"); None with no such use (a title word)."""
+        "TURING-HOPF"); None with no such use (a title word).
+
+        `beside`: the phrase's words next to this one, lower case. A common word
+        capitalised among other Title Case words, none of them its neighbours in the
+        phrase, is part of another name ("a Transformer-based Diffusion Model" says
+        nothing of "diffusion transformers"); "Stable" beside "Diffusion" counts."""
         lower = 0
         capital: dict[str, int] = {}
+        common = is_common_word(word) and word.lower() not in _EPONYMS
         for text, i, j in self._occurrences(word, papers, hyphen_ends=True):
             if _IN_DEFINITION.match(text, j):
                 continue  # "Code Division Multiple Access (CDMA)": capitals by convention
             spelled = text[i:j]
             if spelled != spelled.lower():  # "3D" has its capital after the digit
+                if common and _in_other_name(text, i, j, beside):
+                    continue
                 capital[spelled] = capital.get(spelled, 0) + 1
             else:
                 lower += 1
@@ -102,10 +119,26 @@ class NameEvidence:
         return max(capital, key=lambda w: (capital[w], w))
 
 
+def _in_other_name(text: str, i: int, j: int, beside: Collection[str]) -> bool:
+    """Whether text[i:j] stands among Title Case words none of which is in `beside`."""
+    around = [m.group(1) for m in (_WORD_BEFORE.search(text, max(0, i - 40), i),
+                                   _WORD_AFTER.match(text, j)) if m]
+    titled = [w for w in around if w[:1].isupper() and not is_acronym(w)]
+    return bool(titled) and not any(w.lower() in beside for w in around)
+
+
 def _shouted(word: str) -> bool:
     """"DIFFUSIVE", "PREDATOR-PREY": a title's capitals, not an acronym's, if the papers
     write the word otherwise (five letters or more: "MATH", "CLIP" keep theirs)."""
     return word.isupper() and sum(c.isalpha() for c in word) >= 5
+
+
+def _shouted_words(word: str) -> bool:
+    """"INSTRUCTION-FOLLOWING", "DATA-FREE": capitals on English words (or prefixes) only,
+    a heading's; "ME-LORA", "WISDOM-7B", "CURVALID" are names whatever their case."""
+    parts = [p for p in word.split("-") if p]
+    return word.isupper() and bool(parts) and all(
+        p.isalpha() and (is_common_word(p) or p.lower() in WORD_PREFIXES) for p in parts)
 
 
 def _looks_like_name(word: str) -> bool:
@@ -129,20 +162,69 @@ def prose_case(form: str, is_name: bool, names: NameEvidence | None = None,
     if is_name:
         return form
     papers = list(papers)
-    return " ".join(_word_case(w, names, papers) for w in form.split())
+    words = form.split()
+    shouting = is_shouted(words)
+    return " ".join(_word_case(w, names, papers, shouting, _neighbours(words, k),
+                               len(words) == 1) for k, w in enumerate(words))
 
 
-def _word_case(word: str, names: NameEvidence | None, papers: list[str]) -> str:
+def _neighbours(words: Sequence[str], k: int) -> set[str]:
+    return {words[n].lower() for n in (k - 1, k + 1) if 0 <= n < len(words)}
+
+
+def _word_case(word: str, names: NameEvidence | None, papers: list[str],
+               shouting: bool = False, beside: Collection[str] = (), alone: bool = False,
+               ) -> str:
+    """One word of a label that is not a name: as the papers write it mid-sentence; else
+    an acronym or a word that looks like a name keeps its case; a hyphenated word with
+    no evidence of its own is a name if no part is an English word ("Kolmogorov-Arnold"),
+    else keeps only the capitals of its parts that are acronyms or that the papers give
+    them ("Hessian-Free" → "Hessian-free", "Auto-Ensemble" → "auto-ensemble")."""
     if word == word.lower():
         return word
-    if is_acronym(word) and not _shouted(word):
+    shouted = word.isupper() and (shouting or _shouted(word))
+    parts = word.split("-")
+    if is_acronym(word) and not shouted and not _title_modifier(parts):
         return word
-    if names is None:
-        return word if is_acronym(word) else word.lower()
-    spelled = names.word_spelling(word, papers)
-    if spelled is not None:
-        return spelled
+    spelled = names.word_spelling(word, papers, beside) if names is not None else None
+    if spelled is not None and not (shouted and alone and spelled != spelled.lower()):
+        return spelled  # a shouted name alone keeps it: "CURVALID" is the "CurvaLID"
+    if shouted and (alone or len(parts) == 1):
+        # "INSTRUCTION-FOLLOWING", "OVERFITTING"; a title's name alone: "WISDOM-7B"
+        return word.lower() if _shouted_words(word) else word
+    if len(parts) > 1:
+        if not shouted and _looks_like_name(word):  # "Kolmogorov-Arnold", "Monte-Carlo"
+            return word
+        # "Hessian-free", "LLM-based"; in a shouted phrase "Lyapunov-stable"
+        return "-".join(_part_case(p, names, papers, shouting) for p in parts)
     return word if is_acronym(word) or _looks_like_name(word) else word.lower()
+
+
+def _part_case(part: str, names: NameEvidence | None, papers: list[str],
+               shouting: bool) -> str:
+    """A part of a hyphenated word: an acronym keeps its capitals, and so does a part that
+    may be a name (a symbol, "Q"; a word English does not know that is no prefix, -ing
+    form or derived word: "Hessian", not "Pre", "Denoising", "Modality") if the papers
+    write it so mid-sentence; the rest is lower case."""
+    if part == part.lower():
+        return part
+    if is_acronym(part) and not (part.isupper() and (shouting or _shouted(part))):
+        return part
+    low = part.lower()
+    if names is not None and not is_common_word(part) and (len(part) == 1 or (
+            low not in WORD_PREFIXES and not is_verb_ing(low) and _looks_like_name(part))):
+        spelled = names.word_spelling(part, papers)
+        if spelled is not None:
+            return spelled
+    return part.lower()
+
+
+def _title_modifier(parts: Sequence[str]) -> bool:
+    """"LLM-Based", "DNA-Encoded": a name and a capitalised modifier, a title's casing of
+    "LLM-based" ("MT-Bench", "AutoDAN-Turbo" are names whole)."""
+    return any(p[:1].isupper() and p[1:].islower() and (
+        HYPHEN_ADJ.search("-" + p.lower()) is not None
+        or p.endswith("ed") and is_common_word(p)) for p in parts[1:])
 
 
 class CleanAbstracts(Mapping[str, str]):
@@ -188,7 +270,7 @@ def preferred_label(forms: Mapping[str, int], taken: set[str], names: NameEviden
     users: list[str] | None = None
     done = {} if cased is None else cased
     for form in order:
-        if form == form.lower() or all(map(is_acronym, form.split())):
+        if form == form.lower() or all(is_acronym(w) and not _shouted(w) for w in form.split()):
             prose = form
         elif form in done:
             prose = done[form]
