@@ -54,6 +54,7 @@ whatever when whence whenever where whereas whereby wherein whereupon wherever w
 while whilst who whoever whole whom whose why will with within without would yet you your yours
 yourself let lets let's can't won't don't doesn't isn't aren't wasn't it's we're they're thereof
 regarding concerning alongside amidst nowadays alike unless et al quite
+inside outside beneath underneath atop aboard till
 """.split())
 
 # Evaluative and generic modifiers: they start many spans but never name a concept.
@@ -94,6 +95,7 @@ mol mmol µmol l ml µl db dbm rpm rad
 GENERIC_NOUNS = frozenset("""
 approach approaches method methods framework frameworks paper papers work works model models
 result results performance problem problems task tasks data experiment experiments study studies
+survey surveys overview review reviews tutorial
 analysis effectiveness improvement improvements way ways number set sets ability abilities
 capability capabilities issue issues challenge challenges process processes system systems
 technique techniques strategy strategies solution solutions setting settings scenario scenarios

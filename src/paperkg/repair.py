@@ -35,6 +35,17 @@ _NUMBER_SEAM = re.compile(rf"(?<=[0-9]{{2}})(?=[A-Z][a-z]{{2,}})|(?<=[a-z]{{3}})
                           rf"{_MONTH}\b)")
 
 
+# "one dimensional quantum liquid", "few shot learning", "first order logic": a compound
+# modifier written with a space, whose first word alone would end a phrase (a number, a
+# quantity), leaving "dimensional quantum liquid"; hyphenated before a word that goes on.
+_SPACED_COMPOUND = re.compile(
+    r"\b((?:one|two|three|four|five|six|seven|eight|nine|ten|[0-9]+|single|multi|high|higher|"
+    r"low|lower) dimensional|(?:first|second|third|high|higher|low|lower|zero) order|"
+    r"(?:large|small|multi|full|fine|coarse) scale|(?:zero|one|few|many|multi|single) shot|"
+    r"(?:high|low|multi|single|two) level|(?:fine|coarse) grained|"
+    r"(?:one|two|three|single|multi) stage|(?:long|short) (?:range|term))"
+    r"(?= ([A-Za-z][\w-]*))", re.IGNORECASE)
+
 # "H uman impacts on …": a PDF's drop capital, split from the rest of the first word.
 _DROP_CAP = re.compile(r"\s*([A-Z]) ([a-z]{2,})\b")
 
@@ -102,8 +113,15 @@ def _own_case(m: re.Match[str], text: str) -> str:
     return part[0] + part[1:].lower() if part[0].isupper() else part.lower()
 
 
+def _hyphenated(m: re.Match[str]) -> str:
+    """"one dimensional" → "one-dimensional" before a word that goes on ("quantum"), not
+    before one that ends the phrase ("the first order of", "in the long term we")."""
+    return m[1] if m[2].lower() in FUNCTION_WORDS else m[1].replace(" ", "-")
+
+
 def repair_text(text: str) -> str:
-    """Split glued sentences and glued words, join a first word split at its drop capital.
+    """Split glued sentences and glued words, join a first word split at its drop capital,
+    hyphenate a spaced compound modifier ("few shot learning").
     A camel seam is split only when the lower-case part is a word the lexicon knows (of
     five letters or more before an acronym) and the whole word starts in lower case, so
     names ("GFlowNet", "AlphaFold", "PyTorch", "iPhone", "xLSTM", "lncRNA") stay whole; a
@@ -114,6 +132,7 @@ def repair_text(text: str) -> str:
     if cap and not is_common_word(cap[2]) and is_common_word(cap[1].lower() + cap[2]):
         text = cap[1] + cap[2] + text[cap.end():]
     text = _GLUED_SENTENCE.sub(r"\1 ", text)
+    text = _SPACED_COMPOUND.sub(_hyphenated, text)
     if _NUMBER_CLUE.search(text):
         text = _NUMBER_SEAM.sub(" ", text)
 
