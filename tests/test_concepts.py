@@ -524,14 +524,16 @@ def test_prepositions_idioms_and_nouns_ending_in_s() -> None:
 def test_spaced_compound_modifiers_and_prepositions_make_no_fragments() -> None:
     """arXiv physics (1303.6954, 1201.4869) and ICLR phrasing: a spaced compound modifier
     whose first word ends phrases ("one", "few", "first") is hyphenated before a word that
-    goes on, so no "dimensional quantum liquid" or "shot learning"; "inside" is a
-    preposition like "in"."""
+    goes on, so no "dimensional quantum liquid" or "shot learning"; an en dash between
+    names is a hyphen (no "Gordan transform"); "inside" is a preposition like "in"."""
     phrases = {c.text for c in candidates(clean_text(
         "A Luttinger Liquid Core Inside Helium-4 Filled Nanopores. We test the emergence "
         "of a one dimensional quantum liquid for few shot learning with first order logic; "
-        "the first order of business is long term memory."))}
+        "the first order of business is long term memory. The Clebsch--Gordan transform "
+        "solves Navier–Stokes equations by a primal–dual method, 2010–2020."))}
     assert {"one-dimensional quantum liquid", "few-shot learning", "first-order logic",
-            "long-term memory"} <= phrases, phrases
+            "long-term memory", "Clebsch-Gordan transform", "Navier-Stokes equations",
+            "primal-dual method"} <= phrases, phrases
     assert not any(p.split()[0].lower() in {"dimensional", "shot", "order", "inside"}
                    or " Inside " in f" {p} " for p in phrases), phrases
 

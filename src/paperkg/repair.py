@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from paperkg.lexicon import FUNCTION_WORDS, is_common_word
+from paperkg.lexicon import FUNCTION_WORDS, is_common_word, pos
 
 __all__ = ["repair_text", "strip_boilerplate", "strip_citations", "uncase_backronyms"]
 
@@ -45,6 +45,11 @@ _SPACED_COMPOUND = re.compile(
     r"(?:high|low|multi|single|two) level|(?:fine|coarse) grained|"
     r"(?:one|two|three|single|multi) stage|(?:long|short) (?:range|term))"
     r"(?= ([A-Za-z][\w-]*))", re.IGNORECASE)
+
+# "Clebsch--Gordan", "Navier–Stokes", "primal–dual": an en dash (or TeX's "--") joining
+# two names, or two words, is a hyphen of one term; split there, a name lost its half
+# ("Gordan transform"). A range ("2010–2020") and a spaced dash stay.
+_NAME_DASH = re.compile(r"\b([A-Z][a-z]+)(?:--|\u2013)(?=[A-Z][a-z])|\b([a-z]+)\u2013(?=([a-z]+))")
 
 # "H uman impacts on …": a PDF's drop capital, split from the rest of the first word.
 _DROP_CAP = re.compile(r"\s*([A-Z]) ([a-z]{2,})\b")
@@ -119,9 +124,20 @@ def _hyphenated(m: re.Match[str]) -> str:
     return m[1] if m[2].lower() in FUNCTION_WORDS else m[1].replace(" ", "-")
 
 
+def _dash(m: re.Match[str]) -> str:
+    """A hyphen for the dash between names, or between words unless it is a dash of
+    prose, written without spaces: "topics–those elicit", "space–generates"."""
+    if m[1]:
+        return m[1] + "-"
+    after = m[3]
+    prose = after in FUNCTION_WORDS or after.endswith("s") and "VERB" in pos(after)
+    return m[0] if prose else m[2] + "-"
+
+
 def repair_text(text: str) -> str:
     """Split glued sentences and glued words, join a first word split at its drop capital,
-    hyphenate a spaced compound modifier ("few shot learning").
+    hyphenate a spaced compound modifier ("few shot learning") and a dashed pair of names
+    ("Clebsch--Gordan").
     A camel seam is split only when the lower-case part is a word the lexicon knows (of
     five letters or more before an acronym) and the whole word starts in lower case, so
     names ("GFlowNet", "AlphaFold", "PyTorch", "iPhone", "xLSTM", "lncRNA") stay whole; a
@@ -133,6 +149,8 @@ def repair_text(text: str) -> str:
         text = cap[1] + cap[2] + text[cap.end():]
     text = _GLUED_SENTENCE.sub(r"\1 ", text)
     text = _SPACED_COMPOUND.sub(_hyphenated, text)
+    if "--" in text or "\u2013" in text:
+        text = _NAME_DASH.sub(_dash, text)
     if _NUMBER_CLUE.search(text):
         text = _NUMBER_SEAM.sub(" ", text)
 

@@ -157,7 +157,7 @@ def prose_case(form: str, is_name: bool, names: NameEvidence | None = None,
     """A name as written (so is a form of acronyms only, "LLM", "GPT-4": `preferred_label`
     asks no evidence for those); anything else with every word in lower case but acronyms
     and, given `names`, the capitalised words that are names themselves, spelled as the
-    papers write them ("Castell--Gaines methods" → "Gaines methods", "Cayley-Dickson
+    papers write them ("Castell-Gaines methods", "Cayley-Dickson
     process", "Markov chain", "TURING-HOPF BIFURCATION" → "Turing-Hopf bifurcation")."""
     if is_name:
         return form
