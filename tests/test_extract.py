@@ -373,7 +373,8 @@ def test_a_term_of_the_whole_field_named_in_passing_is_no_concept(cache_dir: Pat
 
 
 def test_a_pick_that_only_adds_a_kind_noun_repeats_a_kept_one() -> None:
-    """"OCR systems" and "OCR-2.0 model" say nothing "OCR-2.0" has not said; "OCR theory"
+    """"OCR systems" and "OCR-2.0 model" say nothing "OCR-2.0" has not said ("web testing
+    research" nothing "web testing" has); "OCR theory"
     (no kind noun) and "model selection" ("model" is no head there) do; a specific
     shorter variant stays beside the longer one it lies in, and a broad word still gives
     way to the longer pick it lies in ("diffusion" / "diffusion models")."""
@@ -388,6 +389,13 @@ def test_a_pick_that_only_adds_a_kind_noun_repeats_a_kept_one() -> None:
     assert [text for (text, _), k in zip(picks, keeps, strict=True) if k] == [
         "OCR-2.0", "OCR theory", "multilayer stochastic block model", "stochastic block model",
         "model selection", "diffusion models", "language model"]
+    # the kinds of work about a term (arXiv, OpenAlex): research, projects, tools
+    picks = [("web testing", 0.5), ("web testing research", 0.4),
+             ("ecosystem service", 0.3), ("ecosystem service projects", 0.2),
+             ("case study", 0.1)]
+    keeps = trusted(picks, 0.01)
+    assert [text for (text, _), k in zip(picks, keeps, strict=True) if k] == [
+        "web testing", "ecosystem service", "case study"]
 
 
 def test_a_pick_with_the_stems_of_a_kept_one_repeats_it() -> None:

@@ -147,7 +147,8 @@ foundation
 # give them: singular.
 KIND_NOUNS = frozenset("""
 model system task method approach framework technique algorithm architecture modeling
-paradigm pipeline strategy scheme setting problem dataset benchmark data
+paradigm pipeline strategy scheme setting problem dataset benchmark data research study project
+tool solution
 """.split())
 
 # Nouns that count something: "a logarithmic number of rounds", "an arbitrary amount of
