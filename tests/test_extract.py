@@ -10,12 +10,13 @@ from typing import Any
 import numpy as np
 import pytest
 
+from paperkg.build.asides import NO_ASIDES, Asides
 from paperkg.build.embed import CachedEmbedder, MiniLMEmbedder
 from paperkg.build.extract import ExtractSettings, extract_concepts
 from paperkg.build.ingest import read_papers
 from paperkg.build.select import mmr, nested_pairs
 from paperkg.build.terms import term_key
-from paperkg.build.text import candidates, clean_text, document_text
+from paperkg.build.text import candidates, clean_text, document_text, tokens
 
 from .conftest import DATA_FILES, SOURCES, seed_abstracts
 
@@ -320,12 +321,57 @@ def _repeats(text: str, kept: list[str]) -> bool:
 
 
 def _asides(paper: Any, prior: Any) -> set[str]:
-    """A paper's candidates named in passing (terms of the whole field, umbrella terms),
-    used once, not in its title."""
+    """A paper's candidates named in passing (terms of the whole field, umbrella terms)
+    or only as an example, used once, not in its title (`build.asides`, tested below)."""
+    from paperkg.build.asides import asides
+
+    doc = document_text(paper)
     title = f" {clean_text(paper.title).lower()} "
-    return {c.text for c in candidates(document_text(paper), known=prior.known())
-            if c.count == 1 and f" {c.text.lower()} " not in title
-            and prior.passing_term(c.text)}
+    cs = candidates(doc, known=prior.known())
+    found = asides(cs, [f" {c.text.lower()} " in title for c in cs], prior, doc)
+    return set(found.passing | found.examples)
+
+
+def test_a_term_named_only_as_an_example_or_a_contrast_is_an_aside() -> None:
+    """ICLR 2025 phrasing: what "such as", "like", "e.g.", "similar (concept) to", "an
+    alternative to", "rather than" or "unlike" introduce is an example or a road not
+    taken, not what the abstract studies; "would like to" is no example, and a term
+    the abstract names again, or in its title, stays (`extract._asides`)."""
+    from paperkg.build.grammar import named_as_example
+
+    text = clean_text(
+        "Gradient boosting for tables. Rather than replacing methods such as L2 or dropout, "
+        "we regularize. It extends to applications like autonomous driving (e.g., robot "
+        "navigation, finance). It is a similar concept to physics-informed neural networks. "
+        "We offer an alternative to gradient-boosted decision trees. We would like to study "
+        "model collapse. Unlike diffusion models, we use gradient boosting.")
+    toks = tokens(text)
+    example = {c.text for c in candidates(text) if named_as_example(toks, c.position)}
+    assert {"dropout", "autonomous driving", "robot navigation", "finance",
+            "physics-informed neural networks", "gradient-boosted decision trees",
+            "diffusion models"} <= example, example
+    assert not {"model collapse", "gradient boosting", "tables"} & example, example
+    # an aside is named there only: a definition's short form is no second use, a longer
+    # phrase or the short form later is
+    from paperkg.build.asides import asides
+
+    text = clean_text(
+        "Priors for tables. Unlike diffusion models or physics-informed neural networks "
+        "(PINNs) and large language models (LLMs), we use priors such as dropout. We build "
+        "on a latent diffusion model and a frozen LLM.")
+    cs = candidates(text)
+    found = asides(cs, [c.position < 3 for c in cs], None, text).examples
+    assert {"physics-informed neural networks", "dropout"} <= found, found
+    assert not {"diffusion models", "large language models", "tables"} & found, found
+    # an example among the best three keeps its place from a weak pick; a term of the
+    # field named in passing leaves its place to the next
+    from paperkg.build.extract import trusted
+
+    picks = [("priors", 0.5), ("dropout", 0.4), ("tables", 0.3), ("weak pick", 0.001)]
+    assert trusted(picks, 0.01, asides=Asides(examples=frozenset({"dropout"}))) == [
+        True, False, True, False]
+    assert trusted(picks, 0.01, asides=Asides(passing=frozenset({"dropout"}))) == [
+        True, False, True, True]
 
 
 def test_a_term_of_the_whole_field_named_in_passing_is_no_concept(cache_dir: Path) -> None:
@@ -476,9 +522,9 @@ def test_a_pick_that_only_adds_a_generic_modifier_repeats_a_kept_one() -> None:
     picks = [("vision-language models", 0.5), ("large vision-language models", 0.4),
              ("language models", 0.3), ("large language models", 0.2)]
     settings = ExtractSettings()
-    with_prior = settings.kg_rule(packaged_prior(), "all-MiniLM-L6-v2")(picks, frozenset())
+    with_prior = settings.kg_rule(packaged_prior(), "all-MiniLM-L6-v2")(picks, NO_ASIDES)
     assert with_prior == [True, False, False, True]
-    assert settings.kg_rule(None, "all-MiniLM-L6-v2")(picks, frozenset()) == [True] * 4
+    assert settings.kg_rule(None, "all-MiniLM-L6-v2")(picks, NO_ASIDES) == [True] * 4
 
 
 def test_a_broad_pick_gives_way_to_the_longer_one_it_lies_in() -> None:
@@ -494,7 +540,7 @@ def test_a_broad_pick_gives_way_to_the_longer_one_it_lies_in() -> None:
     settings = ExtractSettings()
 
     def kept(prior: KeywordPrior | None) -> list[str]:
-        keeps = settings.kg_rule(prior, "all-MiniLM-L6-v2")(picks, frozenset())
+        keeps = settings.kg_rule(prior, "all-MiniLM-L6-v2")(picks, NO_ASIDES)
         return [text for (text, _), k in zip(picks, keeps, strict=True) if k]
 
     assert kept(packaged_prior()) == ["deep neural network", "domain adaptation",
@@ -502,7 +548,7 @@ def test_a_broad_pick_gives_way_to_the_longer_one_it_lies_in() -> None:
                                       "emotion-oriented summarization"]
     assert kept(None) == ["neural network", "deep neural network", "domain adaptation",
                           "feature-level domain adaptation", "emotion-oriented summarization"]
-    assert ExtractSettings(extractor="keybert").kg_rule(None, "x")(picks, frozenset()) == [
+    assert ExtractSettings(extractor="keybert").kg_rule(None, "x")(picks, NO_ASIDES) == [
         True] * 7
 
 

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from paperkg.build.asides import NO_ASIDES, Asides, asides
 from paperkg.build.embed import Embedder
 from paperkg.build.ingest import Paper
 from paperkg.build.prior import MIN_KEYWORD_PAPERS, KeywordPrior, code_fingerprint, keyword_keys
@@ -61,7 +62,7 @@ MIN_KEPT = 3  # picks a paper keeps whatever their probability (`select`)
 
 Ranked = list[tuple[str, float]]
 StageProgress = Callable[[str, int], Callable[[int], None]]
-KgRule = Callable[[Ranked, frozenset[str]], list[bool]]
+KgRule = Callable[[Ranked, Asides], list[bool]]
 
 FEATURES = ("cosine", "keyphraseness", "keyword_papers", "first_position", "in_title",
             "log_count", "defined", "words", "corpus_share")
@@ -153,7 +154,7 @@ class ExtractSettings:
             return _one_word(text) or (prior is not None and prior.umbrella(text))
         broad = umbrella if prior else None
 
-        def rule(picks: Ranked, asides: frozenset[str]) -> list[bool]:
+        def rule(picks: Ranked, asides: Asides) -> list[bool]:
             return [True] * len(picks) if keybert else trusted(picks, least, broad, asides)
         return rule
 
@@ -271,7 +272,8 @@ def extract_concepts(
                             settings.diversity, settings.nr_candidates,
                             [term_key(c.text) for c in cs])
             ranked = [(cs[i].text, score) for i, score in picked]
-            keeps = kg_keeps(ranked, _asides(cs, x, prior))
+            titled = (x[:, FEATURES.index("in_title")] > 0).tolist()
+            keeps = kg_keeps(ranked, asides(cs, titled, prior, doc))
             if not settings.ranking:
                 ranked = [pick for pick, k in zip(ranked, keeps, strict=True) if k]
             elif marks is not None:
@@ -295,7 +297,7 @@ def rankable(c: Candidate, prior: KeywordPrior, known: KnownTerms) -> bool:
 
 
 def trusted(picks: Ranked, least: float, broad: Callable[[str], bool] | None = None,
-            asides: frozenset[str] = frozenset()) -> list[bool]:
+            asides: Asides = NO_ASIDES) -> list[bool]:
     """Which of a paper's picks (best first) a KG keeps.
 
     Best first, a pick is kept while the paper has fewer than MIN_KEPT, and beyond them
@@ -314,7 +316,9 @@ def trusted(picks: Ranked, least: float, broad: Callable[[str], bool] | None = N
     An aside, a term of the whole field or an umbrella term that the abstract names once
     outside its title ("deep learning" in a paper on brain decoding, "learning rate" in
     one on instruction tuning, `asides`), is never kept: it says where the paper stands or
-    what it used, not what it is about, and would link it to a large part of the corpus. Nor is
+    what it used, not what it is about, and would link it to a large part of the corpus;
+    an example among the best three keeps its place, which a weaker pick does not take.
+    Nor is
     a repetition: a pick that only adds a kind noun as its head (`KIND_NOUNS`) to words a
     kept pick has, other than a longer variant of it ("OCR-2.0 model", "OCR systems" after
     "OCR-2.0"; "language modeling" after "language model"; but "stochastic block model"
@@ -338,8 +342,13 @@ def trusted(picks: Ranked, least: float, broad: Callable[[str], bool] | None = N
     stems = [tuple(stem(w) for w in k.split()) for k in keys]
     wide = [is_broad(text) for text, _ in picks]
     kept: list[int] = []
+    passed: set[str] = set()  # examples among the best: their places are not refilled
     for i, (text, score) in enumerate(picks):
-        if text in asides or wide[i] and any(words[i] < words[k] for k in kept):
+        if text in asides:
+            if text in asides.examples:
+                passed.add(keys[i])
+            continue
+        if wide[i] and any(words[i] < words[k] for k in kept):
             continue
         if any(stems[i] == stems[k] and keys[i] != keys[k] for k in kept):
             continue
@@ -349,22 +358,11 @@ def trusted(picks: Ranked, least: float, broad: Callable[[str], bool] | None = N
         if broad and plain[i] != words[i] and any(plain[i] == words[k] and not wide[k]
                                                   for k in kept):
             continue
-        if len({keys[k] for k in kept}) < MIN_KEPT or score >= least:
+        if len({keys[k] for k in kept} | passed) < MIN_KEPT or score >= least:
             kept = [k for k in kept if not (wide[k] and words[k] < words[i])]
             kept.append(i)
     chosen = set(kept)
     return [i in chosen for i in range(len(picks))]
-
-
-def _asides(cs: Sequence[Candidate], x: np.ndarray, prior: KeywordPrior | None,
-            ) -> frozenset[str]:
-    """The candidates used once, outside the title, that papers name in passing
-    (`KeywordPrior.passing_term`: "deep learning", "learning rate")."""
-    if not prior:
-        return frozenset()
-    in_title = x[:, FEATURES.index("in_title")]
-    return frozenset(c.text for c, t in zip(cs, in_title, strict=True)
-                     if c.count == 1 and not t and prior.passing_term(c.text))
 
 
 def _one_word(text: str) -> bool:

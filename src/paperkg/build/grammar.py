@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from functools import cache
 from pathlib import Path
 
@@ -29,8 +29,8 @@ from paperkg.lexicon import (
 from paperkg.lexicon import pos as word_pos
 
 __all__ = ["ADJ_SUFFIX", "HYPHEN_ADJ", "VERBS_AFTER_TO", "bare_short_acronym", "counts_something",
-           "idiom_object", "is_word", "noun_like_end", "possessor", "runs", "valid_single",
-           "valid_span"]
+           "idiom_object", "is_word", "named_as_example", "noun_like_end", "possessor", "runs",
+           "valid_single", "valid_span"]
 
 #: Noun/verb homographs that are verbs after "to" ("used to train Megatron-Turing NLG"), counted in
 #: the ICLR 2025 abstracts by `bench/build_verbs.py`.
@@ -296,3 +296,33 @@ def runs(toks: list[str]) -> Iterator[tuple[int, list[str]]]:
             run.append(tok)
     if run:
         yield start, run
+
+
+# What introduces an example, a comparison or a road not taken: "methods such as L2 or
+# dropout", "applications like autonomous driving", "(e.g., e-commerce, finance)", "an
+# alternative to gradient-boosted decision trees", "similar to transfer learning".
+_EXAMPLE_PAIRS = frozenset({("such", "as"), ("for", "example"), ("for", "instance"),
+                            ("similar", "to"), ("alternative", "to"), ("alternatives", "to"),
+                            ("rather", "than"), ("instead", "of"), ("compared", "to"),
+                            ("compared", "with")})
+_NOT_LIKE = frozenset("would might could should we i you they not 'd".split())
+_ABBREVIATED = frozenset({"e.g", "i.e", "etc", "vs", "al", "cf"})
+_EXAMPLE_REACH = 8  # tokens back from a phrase, within its clause
+
+
+def named_as_example(toks: Sequence[str], pos: int) -> bool:
+    """Whether the phrase starting at token `pos` is named as an example or a contrast
+    ("such as", "like", "e.g.", "similar (concept) to", "alternative to", "rather than",
+    "unlike") in its clause: an aside when the abstract names it only there."""
+    for j in range(pos - 1, max(-1, pos - 1 - _EXAMPLE_REACH), -1):
+        low = toks[j].lower()
+        if low in {";", ":", "!", "?", "(", ")"} or low == "." and (
+                j == 0 or toks[j - 1].lower() not in _ABBREVIATED):
+            return False
+        if low in {"e.g", "unlike"} or low == "like" and (
+                j == 0 or toks[j - 1].lower() not in _NOT_LIKE):
+            return True
+        after = [t.lower() for t in toks[j + 1:j + 3]]
+        if after and (low, after[0]) in _EXAMPLE_PAIRS or low == "similar" and "to" in after:
+            return True
+    return False

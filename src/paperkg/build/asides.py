@@ -1,0 +1,67 @@
+"""What an abstract names in passing: candidates a KG does not keep as the paper's concepts.
+
+A term used once, outside the title, is an aside when the field names it in passing (a
+term of the whole field or an umbrella term, `KeywordPrior.passing_term`: "deep learning"
+in a paper on brain decoding, "learning rate" in one on instruction tuning) or when the
+abstract names it only as an example or a contrast (`grammar.named_as_example`: "methods
+such as L2 or dropout", "applications like autonomous driving", "an alternative to
+gradient-boosted decision trees"). The ranking still shows them (`paperkg extract`);
+they would link the paper to work it only mentions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from paperkg.build.grammar import named_as_example
+from paperkg.build.prior import KeywordPrior
+from paperkg.build.terms import abbreviations
+from paperkg.build.text import Candidate, tokens
+
+__all__ = ["NO_ASIDES", "Asides", "asides"]
+
+
+@dataclass(frozen=True, slots=True)
+class Asides:
+    """A paper's asides: `passing` terms of the field and `examples`. An example ranked
+    among a paper's best keeps its place there (`extract.trusted`): what took the place
+    of "such as dropout" was a weak pick, right about a third of the time."""
+
+    passing: frozenset[str] = frozenset()
+    examples: frozenset[str] = frozenset()
+
+    def __contains__(self, text: object) -> bool:
+        return text in self.passing or text in self.examples
+
+
+NO_ASIDES = Asides()
+
+
+def asides(cs: Sequence[Candidate], in_title: Sequence[bool], prior: KeywordPrior | None,
+           doc: str) -> Asides:
+    """The candidates of `doc` (its cleaned title and abstract) named in passing.
+
+    "Used once" counts the candidate's uses, a definition's short form being no second
+    use ("physics-informed neural networks (PINNs)"); an example is one only if the
+    abstract does not name it again inside a longer phrase or by its short form ("such
+    as diffusion models" in a paper built on "a latent diffusion model" stays)."""
+    once = [c.count - c.defined == 1 and not t for c, t in zip(cs, in_title, strict=True)]
+    passing = {c.text for c, o in zip(cs, once, strict=True)
+               if o and prior and prior.passing_term(c.text)}
+    toks = tokens(doc)
+    examples = {c.text for c, o in zip(cs, once, strict=True)
+                if o and named_as_example(toks, c.position)}
+    if examples:
+        low = doc.lower()
+        shorts = {a.long: a.short for a in abbreviations(doc)}
+        examples = {e for e in examples if _uses(low, e) + (
+            _uses(low, shorts[e]) - 1 if e in shorts else 0) == 1}
+    return Asides(frozenset(passing), frozenset(examples))
+
+
+def _uses(low: str, phrase: str) -> int:
+    """Whole-word uses of a phrase, singular or plural, in a lower-cased text."""
+    stem = phrase.lower()[:-1] if phrase.endswith("s") and len(phrase) > 3 else phrase.lower()
+    return len(re.findall(rf"(?<![\w-]){re.escape(stem)}s?(?![\w-])", low))
