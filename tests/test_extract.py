@@ -336,7 +336,8 @@ def test_a_term_named_only_as_an_example_or_a_contrast_is_an_aside() -> None:
     """ICLR 2025 phrasing: what "such as", "like", "e.g.", "similar (concept) to", "an
     alternative to", "rather than" or "unlike" introduce is an example or a road not
     taken, not what the abstract studies; "would like to" is no example, and a term
-    the abstract names again, or in its title, stays (`extract._asides`)."""
+    the abstract names again, or in its title, stays, and a verb's -ing form opens
+    another clause (`build.asides`)."""
     from paperkg.build.grammar import named_as_example
 
     text = clean_text(
@@ -344,13 +345,15 @@ def test_a_term_named_only_as_an_example_or_a_contrast_is_an_aside() -> None:
         "we regularize. It extends to applications like autonomous driving (e.g., robot "
         "navigation, finance). It is a similar concept to physics-informed neural networks. "
         "We offer an alternative to gradient-boosted decision trees. We would like to study "
-        "model collapse. Unlike diffusion models, we use gradient boosting.")
+        "model collapse. Unlike diffusion models, we use gradient boosting. Tools such as "
+        "code interpreters, and employing chain-of-thought reasoning, help.")
     toks = tokens(text)
     example = {c.text for c in candidates(text) if named_as_example(toks, c.position)}
     assert {"dropout", "autonomous driving", "robot navigation", "finance",
             "physics-informed neural networks", "gradient-boosted decision trees",
             "diffusion models"} <= example, example
-    assert not {"model collapse", "gradient boosting", "tables"} & example, example
+    assert not {"model collapse", "gradient boosting", "tables", "chain-of-thought reasoning",
+                "chain-of-thought"} & example, example
     # an aside is named there only: a definition's short form is no second use, a longer
     # phrase or the short form later is
     from paperkg.build.asides import asides

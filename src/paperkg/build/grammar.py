@@ -22,6 +22,7 @@ from paperkg.lexicon import (
     UNITS,
     generic_modifier_forms,
     is_acronym,
+    is_verb_ing,
     phrase_breaking_verbs,
     singular,
     verb_forms,
@@ -301,10 +302,11 @@ def runs(toks: list[str]) -> Iterator[tuple[int, list[str]]]:
 # What introduces an example, a comparison or a road not taken: "methods such as L2 or
 # dropout", "applications like autonomous driving", "(e.g., e-commerce, finance)", "an
 # alternative to gradient-boosted decision trees", "similar to transfer learning".
+# "compared to DPO" is not one: a paper names its main baseline so, which ties it to
+# its line of work.
 _EXAMPLE_PAIRS = frozenset({("such", "as"), ("for", "example"), ("for", "instance"),
                             ("similar", "to"), ("alternative", "to"), ("alternatives", "to"),
-                            ("rather", "than"), ("instead", "of"), ("compared", "to"),
-                            ("compared", "with")})
+                            ("rather", "than"), ("instead", "of")})
 _NOT_LIKE = frozenset("would might could should we i you they not 'd".split())
 _ABBREVIATED = frozenset({"e.g", "i.e", "etc", "vs", "al", "cf"})
 _EXAMPLE_REACH = 8  # tokens back from a phrase, within its clause
@@ -312,13 +314,16 @@ _EXAMPLE_REACH = 8  # tokens back from a phrase, within its clause
 
 def named_as_example(toks: Sequence[str], pos: int) -> bool:
     """Whether the phrase starting at token `pos` is named as an example or a contrast
-    ("such as", "like", "e.g.", "similar (concept) to", "alternative to", "rather than",
-    "unlike") in its clause: an aside when the abstract names it only there."""
+    ("such as", "like", "e.g.", "for example", "similar (concept) to", "alternative to",
+    "rather than", "instead of", "unlike") in its clause: an aside when the abstract
+    names it only there."""
     for j in range(pos - 1, max(-1, pos - 1 - _EXAMPLE_REACH), -1):
         low = toks[j].lower()
         if low in {";", ":", "!", "?", "(", ")"} or low == "." and (
-                j == 0 or toks[j - 1].lower() not in _ABBREVIATED):
-            return False
+                j == 0 or toks[j - 1].lower() not in _ABBREVIATED) or (
+                is_verb_ing(low) and low not in _ING_NOUNS and j > 0
+                and toks[j - 1].lower() in {"and", "or", "by", "while", ","}):
+            return False  # another clause: "such as code interpreters, and employing CoT"
         if low in {"e.g", "unlike"} or low == "like" and (
                 j == 0 or toks[j - 1].lower() not in _NOT_LIKE):
             return True
