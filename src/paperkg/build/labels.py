@@ -157,8 +157,8 @@ def prose_case(form: str, is_name: bool, names: NameEvidence | None = None,
     """A name as written (so is a form of acronyms only, "LLM", "GPT-4": `preferred_label`
     asks no evidence for those); anything else with every word in lower case but acronyms
     and, given `names`, the capitalised words that are names themselves, spelled as the
-    papers write them ("Castell-Gaines methods", "Cayley-Dickson
-    process", "Markov chain", "TURING-HOPF BIFURCATION" → "Turing-Hopf bifurcation")."""
+    papers write them ("Castell-Gaines methods", "Cayley-Dickson process", "Markov
+    chain", "TURING-HOPF BIFURCATION" → "Turing-Hopf bifurcation")."""
     if is_name:
         return form
     papers = list(papers)
@@ -188,7 +188,7 @@ def _word_case(word: str, names: NameEvidence | None, papers: list[str],
         return word
     spelled = names.word_spelling(word, papers, beside) if names is not None else None
     if spelled is not None and not (shouted and alone and spelled != spelled.lower()):
-        return spelled  # a shouted name alone keeps it: "CURVALID" is the "CurvaLID"
+        return spelled  # a shouted name alone keeps its capitals: "CURVALID" (below)
     if shouted and (alone or len(parts) == 1):
         # "INSTRUCTION-FOLLOWING", "OVERFITTING"; a title's name alone: "WISDOM-7B"
         return word.lower() if _shouted_words(word) else word
