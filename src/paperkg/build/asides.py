@@ -50,7 +50,7 @@ def asides(cs: Sequence[Candidate], in_title: Sequence[bool], prior: KeywordPrio
     once = [c.count - c.defined == 1 and not t for c, t in zip(cs, in_title, strict=True)]
     passing = {c.text for c, o in zip(cs, once, strict=True)
                if o and prior and prior.passing_term(c.text)}
-    toks = tokens(doc)
+    toks = tokens(doc) if any(once) else []
     examples = {c.text for c, o in zip(cs, once, strict=True)
                 if o and named_as_example(toks, c.position)}
     if examples:
