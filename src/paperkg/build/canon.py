@@ -33,15 +33,16 @@ from paperkg.build.terms import Abbreviation, abbreviations, term_key
 from paperkg.build.text import document_text
 from paperkg.build.variants import compact, variant_targets
 from paperkg.lexicon import is_acronym
+from paperkg.memo import WordMemo
 from paperkg.vocab import slugify
 
 __all__ = ["Concept", "ConceptScheme", "Mention", "Merge", "TextFacts", "build_scheme",
            "concept_key", "slugify", "text_facts"]
 
 concept_key = term_key  # the merge key, under the name the rest of the code knows
-# the same phrases recur across papers; keying and scanning them once per process saves
-# seconds of every full-corpus scheme (and of every `paperkg add`)
-_key = lru_cache(maxsize=1 << 18)(term_key)
+# the same phrases recur across papers; keying them once (and, through `paperkg.memo`,
+# once across builds) saves seconds of every full-corpus scheme and of every `paperkg add`
+_key = WordMemo("term_key", term_key)
 UNAMBIGUOUS_SHARE = 0.8
 _NO_VOTES: Counter[str] = Counter()  # read only: most concepts have no kind votes
 

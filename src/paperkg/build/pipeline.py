@@ -42,6 +42,7 @@ from paperkg.kgdir import (
     MANIFEST,
     STATISTICS,
 )
+from paperkg.memo import remembered
 from paperkg.progress import Reporter
 from paperkg.settings import CONCEPT_SETTINGS, Settings
 
@@ -211,26 +212,40 @@ def compute(
     from paperkg.build.canon import build_scheme, text_facts
     from paperkg.build.embed import release_memory
 
-    ordered = sorted(papers, key=lambda p: p.id)
-    keys = {p.id: content_key(p) for p in ordered}
-    if epoch is None:
-        info, extracted, embedder, stats = _extract(ordered, settings, rep)
-        epoch = Epoch(stats, str(info.params["corpus"]),
-                      datetime.now(UTC).isoformat(timespec="seconds"),
-                      ExtractSettings().max_words, keys)
-    else:
-        info, extracted, embedder = _extract_under(ordered, epoch, known or {}, settings, rep)
-    release_memory(embedder)  # the rest of the build asks for its abstracts' vectors only
-    rep.step("canonicalising concepts")
-    with paused_gc():
-        read = {p.id: facts[p.id] if facts and p.id in facts else text_facts(p)
-                for p in ordered}
-        scheme = build_scheme(extracted, ordered, read, casing,
-                              fresh=[p.id for p in ordered if not (facts and p.id in facts)],
-                              corpus_size=epoch.papers)
-    rep.step(f"{len(scheme.concepts)} concepts")
-    validated = _validate(ordered, scheme, info, settings.cache, rep) if validate else ""
+    # the words' merge keys and parts of speech (`paperkg.memo`)
+    with remembered(settings.cache, _words_code(), paused_gc):
+        ordered = sorted(papers, key=lambda p: p.id)
+        keys = {p.id: content_key(p) for p in ordered}
+        if epoch is None:
+            info, extracted, embedder, stats = _extract(ordered, settings, rep)
+            epoch = Epoch(stats, str(info.params["corpus"]),
+                          datetime.now(UTC).isoformat(timespec="seconds"),
+                          ExtractSettings().max_words, keys)
+        else:
+            info, extracted, embedder = _extract_under(ordered, epoch, known or {}, settings, rep)
+        release_memory(embedder)  # the rest of the build asks for its abstracts' vectors only
+        rep.step("canonicalising concepts")
+        with paused_gc():
+            read = {p.id: facts[p.id] if facts and p.id in facts else text_facts(p)
+                    for p in ordered}
+            scheme = build_scheme(extracted, ordered, read, casing,
+                                  fresh=[p.id for p in ordered if not (facts and p.id in facts)],
+                                  corpus_size=epoch.papers)
+        rep.step(f"{len(scheme.concepts)} concepts")
+        validated = _validate(ordered, scheme, info, settings.cache, rep) if validate else ""
     return Content(ordered, info, scheme, embedder, validated, epoch, extracted, read, keys)
+
+
+def _words_code() -> str:
+    """What the remembered word answers (`paperkg.memo`) depend on: the code of the merge
+    key and the lexicon, and lemminflect's version."""
+    from paperkg.build.fingerprint import source_fingerprint
+
+    try:
+        lemmas = version("lemminflect")
+    except PackageNotFoundError:
+        lemmas = "unknown"
+    return f"{source_fingerprint('paperkg.build.terms', 'paperkg.lexicon')}-{lemmas}"
 
 
 def kg_triples(content: Content) -> Iterator[Any]:

@@ -30,7 +30,7 @@ from paperkg.remote import RemoteStore, graph_for, ntriples_lines
 from paperkg.store import OxigraphStore
 from paperkg.vocab import BASE
 
-AUTHOR_BASE, VENUE_BASE = BASE + "author/", BASE + "venue/"
+AUTHOR_BASE, VENUE_BASE, PAPER_BASE = BASE + "author/", BASE + "venue/", BASE + "paper/"
 
 __all__ = ["create_store", "drop_old_graph", "update_store"]
 
@@ -152,7 +152,7 @@ def _update_units(current: Path, target: Path, content: Content, delta: Delta, r
     old: set[ox.Quad] = set()
     for node in (*(str(venue_iri(v)) for v in delta.venues), *delta.authors):
         old.update(store.quads_for_pattern(ox.NamedNode(node), None, None, ox.DefaultGraph()))
-    for pid in delta.papers:
+    for pid in delta.touched & delta.papers:  # the others' own triples are as they were
         own = str(paper_iri(pid))
         for q in store.quads_for_pattern(ox.NamedNode(own), None, None, ox.DefaultGraph()):
             old.add(q)
@@ -163,16 +163,31 @@ def _update_units(current: Path, target: Path, content: Content, delta: Delta, r
     # is named, not written: its own triples are unchanged on both sides
     old.update(_quads(iter_triples([], sub_scheme(delta.old_scheme, change.concepts, change),
                                    info, linked=delta.old_scheme.concepts)))
+    # every regenerated paper, in order, so that each author and venue is named by its
+    # first paper; of a paper regenerated only for that (not touched), only those names
     papers = [p for p in content.papers if p.id in delta.papers]
-    mentions = {p.id: scheme.mentions.get(p.id, []) for p in papers}
+    mentions = {p.id: scheme.mentions.get(p.id, []) for p in papers if p.id in delta.touched}
     nothing = SchemeChange(frozenset(), frozenset(), frozenset())
     shared = {*delta.authors, *(str(venue_iri(v)) for v in delta.venues)}
+    named_only = {str(paper_iri(p.id)) for p in papers if p.id not in delta.touched}
     new = {q for q in _quads(paper_side(iter_triples(
         papers, sub_scheme(scheme, (), nothing, mentions), info, linked=scheme.concepts)))
-        if str(q.subject)[1:-1] in shared or not _is_shared(str(q.subject)[1:-1])}
+        if _compared(str(q.subject)[1:-1], shared, named_only)}
     new.update(_quads(iter_triples([], sub_scheme(scheme, change.concepts, change), info,
                                    linked=scheme.concepts)))
     return _apply(store, old - new, new - old, rep)
+
+
+def _compared(iri: str, shared: Collection[str], named_only: Collection[str]) -> bool:
+    """Whether a regenerated triple of this subject is compared with the store's: an
+    author or venue `plan` chose, or a node of a touched paper (the paper, its mentions and
+    source records)."""
+    if _is_shared(iri):
+        return iri in shared
+    if not iri.startswith(PAPER_BASE):
+        return True
+    cut = iri.find("/", len(PAPER_BASE))  # a mention or source record: its paper's
+    return (iri if cut < 0 else iri[:cut]) not in named_only
 
 
 def _is_shared(iri: str) -> bool:

@@ -13,6 +13,7 @@ import re
 import unicodedata
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from paperkg.build.grammar import (
     bare_short_acronym,
@@ -92,8 +93,16 @@ def clean_text(text: str) -> str:
 
 def document_text(paper: Paper) -> str:
     """What a paper is embedded and mined as: its title (when it has one) and its abstract."""
-    body = clean_text(paper.abstract)
-    return f"{clean_text(paper.title)}. {body}" if paper.title else body
+    return _document_text(paper.title, paper.abstract)
+
+
+# an update asks for each new paper's text five times (cache key, candidates, text facts,
+# vector, cache row): 1.3 s of an add of 100 papers; a full build asks stage by stage, so
+# a small cache keeps it from holding every abstract twice
+@lru_cache(maxsize=1 << 11)
+def _document_text(title: str | None, abstract: str) -> str:
+    body = clean_text(abstract)
+    return f"{clean_text(title)}. {body}" if title else body
 
 
 _CODE_HOSTS = re.compile(
