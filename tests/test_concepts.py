@@ -488,6 +488,24 @@ def test_title_case_in_hyphens_definitions_and_shouted_phrases() -> None:
             "chain of thought", "deep Q-learning"} <= labels, labels
 
 
+def test_lower_case_titles_keep_the_names_the_abstracts_capitalise() -> None:
+    """Semantic Scholar titles in lower case ("A visual turing test for lung cancer
+    diagnosis", "from church-turing thesis to AlphaGo thesis"): a label gets the capitals
+    the abstracts give a word English does not know, mid-sentence; not those of a word
+    inside another name ("Subgraph GNNs"), of a prefixed word ("Nonlinear"), or of a
+    single capitalised use."""
+    scheme = _scheme({
+        "a": ["visual turing test", "church-turing thesis"],
+        "b": ["subgraph sampling", "nonlinear dynamics", "toric varieties"],
+    }, {"a": "We present a visual Turing test. Unlike the Turing test, it asks binary "
+             "questions; the Church-Turing thesis and the Church-Turing principle differ.",
+        "b": "Subgraph GNNs and the Subgraph GNN of others are costly, as Nonlinear "
+             "Dynamics with SHallow networks and Nonlinear SVGD are. We form Toric varieties."})
+    labels = {c.pref_label for c in scheme.concepts.values()}
+    assert {"visual Turing test", "Church-Turing thesis", "subgraph sampling",
+            "nonlinear dynamics", "toric varieties"} <= labels, labels
+
+
 def test_prepositions_idioms_and_nouns_ending_in_s() -> None:
     """"near" inside a run is a preposition, "gaining momentum" an idiom, "G" in "group G"
     a variable (arXiv and S2 abstracts); "lens" and "chaos" are singular nouns, not

@@ -89,7 +89,7 @@ class NameEvidence:
         return capital > lower
 
     def word_spelling(self, word: str, papers: Iterable[str],
-                      beside: Collection[str] = ()) -> str | None:
+                      beside: Collection[str] = (), strict: bool = False) -> str | None:
         """How the papers using a phrase write one of its capitalised words where no
         sentence starts: in lower case if so at least as often as with capitals, else its
         most frequent capitalised spelling ("Gaussian"; "Turing-Hopf" for a title's
@@ -98,7 +98,12 @@ class NameEvidence:
         `beside`: the phrase's words next to this one, lower case. A common word
         capitalised among other Title Case words, none of them its neighbours in the
         phrase, is part of another name ("a Transformer-based Diffusion Model" says
-        nothing of "diffusion transformers"); "Stable" beside "Diffusion" counts."""
+        nothing of "diffusion transformers"); "Stable" beside "Diffusion" counts.
+
+        `strict` (a word a label would capitalise against its papers' own lower-case
+        spelling of the phrase): any word among other Title Case words or acronyms is
+        another name's ("Subgraph GNNs"), and a capitalised spelling needs two uses and twice the
+        lower-case ones; None otherwise."""
         lower = 0
         capital: dict[str, int] = {}
         common = is_common_word(word) and word.lower() not in _EPONYMS
@@ -107,23 +112,29 @@ class NameEvidence:
                 continue  # "Code Division Multiple Access (CDMA)": capitals by convention
             spelled = text[i:j]
             if spelled != spelled.lower():  # "3D" has its capital after the digit
-                if common and _in_other_name(text, i, j, beside):
+                if (common or strict) and _in_other_name(text, i, j, beside, strict):
                     continue
                 capital[spelled] = capital.get(spelled, 0) + 1
             else:
                 lower += 1
         if not capital and not lower:
             return None
+        if strict:
+            n = sum(capital.values())
+            return max(capital, key=lambda w: (capital[w], w)) if n >= 2 and n > 2 * lower \
+                else None
         if lower >= sum(capital.values()):
             return word.lower()
         return max(capital, key=lambda w: (capital[w], w))
 
 
-def _in_other_name(text: str, i: int, j: int, beside: Collection[str]) -> bool:
-    """Whether text[i:j] stands among Title Case words none of which is in `beside`."""
+def _in_other_name(text: str, i: int, j: int, beside: Collection[str],
+                   acronyms: bool = False) -> bool:
+    """Whether text[i:j] stands among Title Case words (`acronyms`: or acronyms,
+    "Subgraph GNNs") none of which is in `beside`."""
     around = [m.group(1) for m in (_WORD_BEFORE.search(text, max(0, i - 40), i),
                                    _WORD_AFTER.match(text, j)) if m]
-    titled = [w for w in around if w[:1].isupper() and not is_acronym(w)]
+    titled = [w for w in around if w[:1].isupper() and (acronyms or not is_acronym(w))]
     return bool(titled) and not any(w.lower() in beside for w in around)
 
 
@@ -219,6 +230,37 @@ def _part_case(part: str, names: NameEvidence | None, papers: list[str],
     return part.lower()
 
 
+def _may_be_name(word: str) -> bool:
+    """A lower-case word that may be a name written in a title's lower case ("visual
+    turing test", "church-turing thesis"): letters, and a part English does not know that
+    is no prefix and not built as an adjective, a derived noun or a prefixed word
+    ("multimodal", "subgraph")."""
+    parts = [p for p in word.split("-") if p]
+    return bool(parts) and all(p.isalpha() for p in parts) and any(
+        len(p) >= 3 and p not in WORD_PREFIXES and _looks_like_name(p)
+        and not _prefixed_word(p) for p in parts)
+
+
+def _prefixed_word(word: str) -> bool:
+    """A prefix and an English word: "nonlinear", "subgraph", a derived word, no name
+    (for names written in capitals this guess would be wrong: "Informer", "Autoformer")."""
+    return any(word.startswith(p) and len(word) - len(p) >= 3 and is_common_word(word[len(p):])
+               for p in WORD_PREFIXES)
+
+
+def _names_restored(form: str, names: NameEvidence, papers: list[str]) -> str:
+    """A lower-case form with the words the papers write as names mid-sentence spelled so:
+    "turing test" is "Turing test" where the abstracts say "Turing test", "non-iid" is
+    "non-IID"; words they write in lower case (or not at all) stay as they are."""
+    words = form.split()
+    out = []
+    for k, word in enumerate(words):
+        spelled = names.word_spelling(word, papers, _neighbours(words, k), strict=True) \
+            if _may_be_name(word) else None
+        out.append(spelled if spelled is not None else word)
+    return " ".join(out)
+
+
 def _title_modifier(parts: Sequence[str]) -> bool:
     """"LLM-Based", "DNA-Encoded": a name and a capitalised modifier, a title's casing of
     "LLM-based" ("MT-Bench", "AutoDAN-Turbo" are names whole)."""
@@ -252,14 +294,16 @@ def preferred_label(forms: Mapping[str, int], taken: set[str], names: NameEviden
                     papers: Iterable[str] = (), cased: dict[str, str] | None = None) -> str:
     """The most readable common form: spelled out before an acronym, lower case before
     Title Case (unless lower case is under a quarter of the uses), then the most frequent,
-    then the shorter; in prose case unless the papers using it write it as a name; never
-    a label another concept took (exactly).
+    then the shorter; in prose case unless the papers using it write it as a name (a
+    lower-case form too gets the capitals of the names in it); never a label another
+    concept took (exactly).
 
     `cased` holds the prose case of capitalised forms worked out before for these very
     papers (texts unchanged: an update's memo, `canon`); the forms cased here join it."""
     if len(forms) == 1:  # most concepts: one spelling, often in lower case already
         order = list(forms)
-        if order[0] == order[0].lower() and order[0] not in taken:
+        if order[0] == order[0].lower() and order[0] not in taken and not any(
+                _may_be_name(w) for w in order[0].split()):
             return order[0]
     else:
         top = max(forms.values())
@@ -270,10 +314,16 @@ def preferred_label(forms: Mapping[str, int], taken: set[str], names: NameEviden
     users: list[str] | None = None
     done = {} if cased is None else cased
     for form in order:
-        if form == form.lower() or all(is_acronym(w) and not _shouted(w) for w in form.split()):
-            prose = form
-        elif form in done:
+        if form in done:
             prose = done[form]
+        elif form == form.lower():
+            if any(_may_be_name(w) for w in form.split()):
+                users = list(papers) if users is None else users
+                prose = done[form] = _names_restored(form, names, users)
+            else:
+                prose = form
+        elif all(is_acronym(w) and not _shouted(w) for w in form.split()):
+            prose = form
         else:
             users = list(papers) if users is None else users
             prose = done[form] = prose_case(form, names.is_name(form, users), names, users)
