@@ -4,7 +4,8 @@ directory, from one process to the next.
 A `paperkg add` of 100 papers recomputes the concept scheme of every paper: it asks the
 merge key of each of the ~78k phrases the papers' concepts are written as, and
 lemminflect's parts of speech of every word in them, each answered once per process, anew
-in each one (4 s of the add's 33). The answers depend only on the word and on the code
+in each one (the full corpus's scheme: 22 s with cold answers, 20 s with them loaded in
+0.25 s). The answers depend only on the word and on the code
 that gives them, so they are kept: `remembered(cache_dir, code)` loads them before the
 work and saves what was added after, in a file named by the code's fingerprint (other code
 never reads another's answers). The answers are the same with or without the file; only

@@ -97,8 +97,8 @@ def document_text(paper: Paper) -> str:
 
 
 # an update asks for each new paper's text five times (cache key, candidates, text facts,
-# vector, cache row): 1.3 s of an add of 100 papers; a full build asks stage by stage, so
-# a small cache keeps it from holding every abstract twice
+# vector, cache row); a full build asks stage by stage, so a small cache keeps it from
+# holding every abstract twice
 @lru_cache(maxsize=1 << 11)
 def _document_text(title: str | None, abstract: str) -> str:
     body = clean_text(abstract)
