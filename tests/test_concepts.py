@@ -556,6 +556,35 @@ def test_spaced_compound_modifiers_and_prepositions_make_no_fragments() -> None:
                    or " Inside " in f" {p} " for p in phrases), phrases
 
 
+def test_modifiers_and_line_breaks_make_no_fragments() -> None:
+    """ICLR 2025 phrasing: a word and an adjective written as one modifier with a space
+    ("model agnostic meta-learning", "high probability excess risk bounds") are
+    hyphenated, so no "probability excess risk bounds"; not where the word ends a longer
+    term ("statistical mechanics based analysis"), nor after a verb, an adjective or an
+    adverb, nor before "on". A run that goes on past an evaluative adjective is a modifier
+    there ("deterministic Pareto | optimal policies"): no use of a concept of its own. A
+    hyphenated degree word that only stands before a noun ("long-context") and
+    "image-to-video" alone are modifiers. A word a PDF broke at a line end is joined when
+    the whole is a word ("Hierar-\nchical"), not a hyphenated one ("real-\nworld")."""
+    text = clean_text(
+        "We find deterministic Pareto optimal policies for model agnostic meta-learning "
+        "with high probability excess risk bounds. We find optimal solutions by dynamic "
+        "optimal control, highly efficient and based on LLM based agents. Hierar-\nchical "
+        "real-\nworld one-shot image-to-video segmentation. A statistical mechanics based "
+        "analysis of long-context large language models with high probability.")
+    phrases = {c.text: c for c in candidates(text)}
+    assert {"model-agnostic meta-learning", "high-probability excess risk bounds",
+            "LLM-based agents", "real-world one-shot image-to-video segmentation",
+            "statistical mechanics"} <= set(phrases), phrases
+    assert not {"probability excess risk bounds", "image-to-video", "long-context"} & set(
+        phrases), phrases
+    assert phrases["deterministic Pareto"].inside_only and phrases["Pareto"].inside_only
+    assert not phrases["statistical mechanics"].inside_only
+    for kept in ("Hierarchical real-world", "find optimal solutions", "dynamic optimal control",
+                 "highly efficient and based on", "with high probability."):
+        assert kept in text, text
+
+
 def test_label_casing_is_reused_only_while_its_papers_are_unchanged() -> None:
     """An update reuses how a label was cased (`ConceptScheme.casing`) for concepts whose
     papers are the same and unchanged; a paper whose text changed is read again."""

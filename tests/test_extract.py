@@ -328,14 +328,15 @@ def _asides(paper: Any, prior: Any) -> set[str]:
     doc = document_text(paper)
     title = f" {clean_text(paper.title).lower()} "
     cs = candidates(doc, known=prior.known())
-    found = asides(cs, [f" {c.text.lower()} " in title for c in cs], prior, doc)
+    found = asides(cs, [f" {c.text.lower()} " in title for c in cs], prior, doc, paper.title)
     return set(found.passing | found.examples)
 
 
 def test_a_term_named_only_as_an_example_or_a_contrast_is_an_aside() -> None:
     """ICLR 2025 phrasing: what "such as", "like", "e.g.", "similar (concept) to", "an
     alternative to", "rather than" or "unlike" introduce is an example or a road not
-    taken, not what the abstract studies; "would like to" is no example, and a term
+    taken, not what the abstract studies ("reminiscent of" and "analogous to" a likeness);
+    "would like to" is no example, and a term
     the abstract names again, or in its title, stays, and a verb's -ing form opens
     another clause (`build.asides`)."""
     from paperkg.build.grammar import named_as_example
@@ -346,12 +347,13 @@ def test_a_term_named_only_as_an_example_or_a_contrast_is_an_aside() -> None:
         "navigation, finance). It is a similar concept to physics-informed neural networks. "
         "We offer an alternative to gradient-boosted decision trees. We would like to study "
         "model collapse. Unlike diffusion models, we use gradient boosting. Tools such as "
-        "code interpreters, and employing chain-of-thought reasoning, help.")
+        "code interpreters, and employing chain-of-thought reasoning, help. A task "
+        "reminiscent of multi-task learning is analogous to contextual bandits.")
     toks = tokens(text)
     example = {c.text for c in candidates(text) if named_as_example(toks, c.position)}
     assert {"dropout", "autonomous driving", "robot navigation", "finance",
             "physics-informed neural networks", "gradient-boosted decision trees",
-            "diffusion models"} <= example, example
+            "diffusion models", "multi-task learning", "contextual bandits"} <= example, example
     assert not {"model collapse", "gradient boosting", "tables", "chain-of-thought reasoning",
                 "chain-of-thought"} & example, example
     # an aside is named there only: a definition's short form is no second use, a longer
@@ -419,6 +421,45 @@ def test_a_term_of_the_whole_field_named_in_passing_is_no_concept(cache_dir: Pat
     assert "large language models" in kept["p1"]
     for pid, picks in ranked.items():  # `marks` says what the KG keeps
         assert {t.lower() for (t, _), k in zip(picks, marks[pid], strict=True) if k} == kept[pid]
+
+
+def test_a_generic_term_of_the_field_is_kept_only_when_the_title_names_it() -> None:
+    """"Neural networks" and "machine learning" (terms of the whole field that few papers
+    offering them choose) said three times in an abstract about Lipschitz constants say
+    what the paper works with, not what it is about; named in the title, even by the
+    short form the abstract defines ("LMs" for "language models"), they stay, and so they
+    do in a paper without a title. A specific umbrella term ("attention mechanism") is left
+    to the once-only rule."""
+    from paperkg.build.asides import asides
+    from paperkg.build.prior import packaged_prior
+
+    prior = packaged_prior()
+    assert prior.generic_term("neural networks") and prior.generic_term("machine learning")
+    assert prior.generic_term("language models")
+    assert not prior.generic_term("attention mechanism"), "an umbrella, not of the whole field"
+    assert not prior.generic_term("interpretability"), "papers study it"
+    body = clean_text(
+        "Estimating the Lipschitz constant of neural networks matters for machine learning. "
+        "We bound it for neural networks with an attention mechanism, and neural networks "
+        "in machine learning practice with the attention mechanism. Language models (LMs) "
+        "hallucinate; we read their internal representations.")
+
+    def passing(title: str) -> set[str]:
+        doc = f"{clean_text(title)}. {body}"
+        cs = candidates(doc, known=prior.known())
+        low = f" {clean_text(title).lower()} "
+        return set(asides(cs, [f" {c.text.lower()} " in low for c in cs], prior, doc,
+                          title).passing)
+
+    found = passing("Lipschitz bounds with quantum annealing")
+    assert {"neural networks", "machine learning", "Language models"} <= found, found
+    assert "attention mechanism" not in found
+    found = passing("Lipschitz constants of neural networks, and hallucinations in LMs")
+    assert not {"neural networks", "Language models"} & found, found
+    assert "machine learning" in found
+    cs = candidates(body, known=prior.known())  # no title: only the abstract says
+    untitled = asides(cs, [False] * len(cs), prior, body, None).passing
+    assert "neural networks" not in untitled, untitled
 
 
 def test_a_pick_that_only_adds_a_kind_noun_repeats_a_kept_one() -> None:

@@ -81,7 +81,7 @@ future rival ideal closest hundred thousand million billion trillion dozen dozen
 longstanding daunting unusual plausible peculiar intolerable irreparable sheer lengthy
 brief meaningful rigorous insufficient twofold threefold unprecedented tremendous enormous
 useful valuable helpful beneficial complicated unresolved dramatic extant
-general appropriate inappropriate adequate inadequate arbitrary
+general appropriate inappropriate adequate inadequate arbitrary longer shorter sharper tighter
 """.split())
 
 # Units of measure, lower-cased: after a number ("72.6 m3 ha-1", "4.4 rad s-2") they are

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from paperkg.lexicon import FUNCTION_WORDS, is_common_word, pos
+from paperkg.lexicon import FUNCTION_WORDS, GENERIC_MODIFIERS, is_common_word, pos
 
 __all__ = ["repair_text", "strip_boilerplate", "strip_citations", "uncase_backronyms"]
 
@@ -35,16 +35,29 @@ _NUMBER_SEAM = re.compile(rf"(?<=[0-9]{{2}})(?=[A-Z][a-z]{{2,}})|(?<=[a-z]{{3}})
                           rf"{_MONTH}\b)")
 
 
-# "one dimensional quantum liquid", "few shot learning", "first order logic": a compound
-# modifier written with a space, whose first word alone would end a phrase (a number, a
-# quantity), leaving "dimensional quantum liquid"; hyphenated before a word that goes on.
+# "one dimensional quantum liquid", "few shot learning", "first order logic", "high
+# probability excess risk bounds": a compound modifier written with a space, whose first
+# word alone would end a phrase (a number, a quantity), leaving "dimensional quantum
+# liquid", "probability excess risk bounds"; hyphenated before a word that goes on.
 _SPACED_COMPOUND = re.compile(
     r"\b((?:one|two|three|four|five|six|seven|eight|nine|ten|[0-9]+|single|multi|high|higher|"
     r"low|lower) dimensional|(?:first|second|third|high|higher|low|lower|zero) order|"
     r"(?:large|small|multi|full|fine|coarse) scale|(?:zero|one|few|many|multi|single) shot|"
-    r"(?:high|low|multi|single|two) level|(?:fine|coarse) grained|"
+    r"(?:high|low|multi|single|two) level|(?:fine|coarse) grained|(?:high|low) (?:probability|"
+    r"resolution|fidelity|rank|frequency|precision|variance|entropy|energy|resource)|"
     r"(?:one|two|three|single|multi) stage|(?:long|short) (?:range|term))"
     r"(?= ([A-Za-z][\w-]*))", re.IGNORECASE)
+
+# "Pareto optimal policies", "model agnostic meta-learning", "sample efficient RL": a
+# word and an adjective that make one modifier, written with a space; the word alone would
+# end a phrase ("Pareto"). Hyphenated when a content word goes on (`_modifier`).
+_SPACED_MODIFIER = re.compile(
+    r"\b([A-Za-z][A-Za-z0-9]+) (optimal|efficient|agnostic|aware|driven|guided|"
+    r"oriented|dependent|independent|invariant|equivariant|centric|based) "
+    r"(?=([A-Za-z][\w-]*))")
+# "Hierar-\nchical", "approxima-\ntions", "en-\nables": a word a PDF broke at a line end;
+# joined only when the whole is a word ("self-\ndebugging", "real-\nworld" stay).
+_LINE_HYPHEN = re.compile(r"\b([A-Za-z]+)-[ \t]*\r?\n\s*([a-z]+)\b")
 
 # "Clebsch--Gordan", "Navier–Stokes", "primal–dual": an en dash (or TeX's "--") joining
 # two names, or two words, is a hyphen of one term; split there, a name lost its half
@@ -124,6 +137,43 @@ def _hyphenated(m: re.Match[str]) -> str:
     return m[1] if m[2].lower() in FUNCTION_WORDS else m[1].replace(" ", "-")
 
 
+def _modifier(m: re.Match[str]) -> str:
+    """"the model agnostic meta-learning" → "the model-agnostic meta-learning"; only for a
+    word that opens its phrase (in "statistical mechanics based analysis" it ends a longer
+    term, which the hyphen would cut), not a function word, an adverb, an adjective or a
+    verb ("is data efficient and", "highly efficient", "dynamic optimal control",
+    "enabling efficient exploration"), and not before an adverb or a function word ("based
+    solely on")."""
+    low, after = m[1].lower(), m[3].lower()
+    before = m.string[max(0, m.start() - 40):m.start()].split()
+    prev = before[-1].lower() if before else ""
+    if prev[-1:].isalnum() and prev not in FUNCTION_WORDS and prev not in GENERIC_MODIFIERS:
+        return m[0]  # "statistical mechanics based analysis": the word ends a longer term
+    tags = pos(low)
+    if (low in FUNCTION_WORDS or low in GENERIC_MODIFIERS or low.endswith(("ly", "ing"))
+            or "ADJ" in tags or not tags and _ADJ_ENDING.search(low)
+            or after in FUNCTION_WORDS or after.endswith("ly") or _verb_only(after)):
+        return m[0]
+    # "optimal" and "efficient" also stand before a noun after a verb or noun that is one
+    # too ("find optimal solutions", "sample efficient"): only after a noun that is nothing else
+    if "VERB" in tags and ("NOUN" not in tags or m[2] in ("optimal", "efficient")):
+        return m[0]
+    return f"{m[1]}-{m[2]} "
+
+
+_ADJ_ENDING = re.compile(r"(?:ive|ous|ful|able|ible|less|ic|al|ian|ar)$")
+
+
+def _verb_only(low: str) -> bool:
+    tags = pos(low)
+    return "VERB" in tags and not tags & {"NOUN", "ADJ", "PROPN"}
+
+
+def _line_join(m: re.Match[str]) -> str:
+    whole = m[1] + m[2]
+    return whole if is_common_word(whole.lower()) else f"{m[1]}-{m[2]}"
+
+
 def _dash(m: re.Match[str]) -> str:
     """A hyphen for the dash between names, or between words unless it is a dash of
     prose, written without spaces: "topics–those elicit", "space–generates"."""
@@ -136,7 +186,8 @@ def _dash(m: re.Match[str]) -> str:
 
 def repair_text(text: str) -> str:
     """Split glued sentences and glued words, join a first word split at its drop capital,
-    hyphenate a spaced compound modifier ("few shot learning") and a dashed pair of names
+    join a word a PDF broke at a line end ("Hierar-\\nchical"), hyphenate a spaced compound
+    modifier ("few shot learning", "Pareto optimal policies") and a dashed pair of names
     ("Clebsch--Gordan").
     A camel seam is split only when the lower-case part is a word the lexicon knows (of
     five letters or more before an acronym) and the whole word starts in lower case, so
@@ -148,7 +199,10 @@ def repair_text(text: str) -> str:
     if cap and not is_common_word(cap[2]) and is_common_word(cap[1].lower() + cap[2]):
         text = cap[1] + cap[2] + text[cap.end():]
     text = _GLUED_SENTENCE.sub(r"\1 ", text)
+    if "-\n" in text or "- \n" in text:
+        text = _LINE_HYPHEN.sub(_line_join, text)
     text = _SPACED_COMPOUND.sub(_hyphenated, text)
+    text = _SPACED_MODIFIER.sub(_modifier, text)
     if "--" in text or "\u2013" in text:
         text = _NAME_DASH.sub(_dash, text)
     if _NUMBER_CLUE.search(text):

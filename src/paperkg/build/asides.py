@@ -5,8 +5,9 @@ term of the whole field or an umbrella term, `KeywordPrior.passing_term`: "deep 
 in a paper on brain decoding, "learning rate" in one on instruction tuning) or when the
 abstract names it only as an example or a contrast (`grammar.named_as_example`: "methods
 such as L2 or dropout", "applications like autonomous driving", "an alternative to
-gradient-boosted decision trees"). The ranking still shows them (`paperkg extract`);
-they would link the paper to work it only mentions.
+gradient-boosted decision trees"). A generic term of the field ("neural networks",
+"machine learning") is one wherever the title does not name it. The ranking still shows
+them (`paperkg extract`); they would link the paper to work it only mentions.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ NO_ASIDES = Asides()
 
 
 def asides(cs: Sequence[Candidate], in_title: Sequence[bool], prior: KeywordPrior | None,
-           doc: str) -> Asides:
+           doc: str, title: str | None = None) -> Asides:
     """The candidates of `doc` (its cleaned title and abstract) named in passing.
 
     "Used once" counts the candidate's uses, a definition's short form being no second
@@ -50,6 +51,8 @@ def asides(cs: Sequence[Candidate], in_title: Sequence[bool], prior: KeywordPrio
     once = [c.count - c.defined == 1 and not t for c, t in zip(cs, in_title, strict=True)]
     passing = {c.text for c, o in zip(cs, once, strict=True)
                if o and prior and prior.passing_term(c.text)}
+    if prior:
+        passing |= _generic_outside_title(cs, in_title, prior, doc, title)
     toks = tokens(doc) if any(once) else []
     examples = {c.text for c, o in zip(cs, once, strict=True)
                 if o and named_as_example(toks, c.position)}
@@ -59,6 +62,25 @@ def asides(cs: Sequence[Candidate], in_title: Sequence[bool], prior: KeywordPrio
         examples = {e for e in examples if _uses(low, e) + (
             _uses(low, shorts[e]) - 1 if e in shorts else 0) == 1}
     return Asides(frozenset(passing), frozenset(examples))
+
+
+def _generic_outside_title(cs: Sequence[Candidate], in_title: Sequence[bool],
+                           prior: KeywordPrior, doc: str, title: str | None) -> set[str]:
+    """The generic terms of the field (`KeywordPrior.generic_term`: "neural networks",
+    "machine learning", "latent space") that the title does not name, in any spelling or
+    by the short form the abstract defines ("Hallucinations in LMs" names "language
+    models"): however often the abstract uses them, they say what the paper works with,
+    not what it is about. A paper without a title keeps them."""
+    if not title:
+        return set()  # nothing says what the paper is about but the abstract
+    generic = [c.text for c, t in zip(cs, in_title, strict=True)
+               if not t and prior.generic_term(c.text)]
+    if not generic:
+        return set()
+    low = f" {title.lower()} "
+    shorts = {a.long: a.short.lower() for a in abbreviations(doc)}
+    return {g for g in generic
+            if not (_uses(low, g) or g in shorts and _uses(low, shorts[g]))}
 
 
 def _uses(low: str, phrase: str) -> int:

@@ -273,7 +273,7 @@ def extract_concepts(
                             [term_key(c.text) for c in cs])
             ranked = [(cs[i].text, score) for i, score in picked]
             titled = (x[:, FEATURES.index("in_title")] > 0).tolist()
-            keeps = kg_keeps(ranked, asides(cs, titled, prior, doc))
+            keeps = kg_keeps(ranked, asides(cs, titled, prior, doc, paper.title))
             if not settings.ranking:
                 ranked = [pick for pick, k in zip(ranked, keeps, strict=True) if k]
             elif marks is not None:
@@ -315,7 +315,8 @@ def trusted(picks: Ranked, least: float, broad: Callable[[str], bool] | None = N
 
     An aside, a term of the whole field or an umbrella term that the abstract names once
     outside its title ("deep learning" in a paper on brain decoding, "learning rate" in
-    one on instruction tuning, `asides`), is never kept: it says where the paper stands or
+    one on instruction tuning, `asides`), or one that is both ("neural networks") and
+    that the title does not name, is never kept: it says where the paper stands or
     what it used, not what it is about, and would link it to a large part of the corpus;
     an example among the best three keeps its place, which a weaker pick does not take.
     Nor is

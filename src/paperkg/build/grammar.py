@@ -30,7 +30,8 @@ from paperkg.lexicon import (
 from paperkg.lexicon import pos as word_pos
 
 __all__ = ["ADJ_SUFFIX", "HYPHEN_ADJ", "VERBS_AFTER_TO", "bare_short_acronym", "counts_something",
-           "idiom_object", "is_word", "named_as_example", "noun_like_end", "possessor", "runs",
+           "idiom_object", "is_word", "modifies_next", "named_as_example", "noun_like_end",
+           "only_modifies", "possessor", "runs",
            "valid_single", "valid_span"]
 
 #: Noun/verb homographs that are verbs after "to" ("used to train Megatron-Turing NLG"), counted in
@@ -141,8 +142,8 @@ def valid_single(word: str) -> bool:
     low = word.lower()
     # "training-free", "LoRA-based": a modifier without its noun ("zero-shot" and
     # "few-shot" name a learning setting)
-    if HYPHEN_ADJ.search(low) and not low.endswith("-shot"):
-        return False
+    if HYPHEN_ADJ.search(low) and not low.endswith("-shot") or "-to-" in low:
+        return False  # "image-to-video", "end-to-end": a modifier too
     if is_acronym(word):
         return True
     if low in GENERIC_NOUNS or low in GENERIC_HEADS or _verb_only(low) and low not in _ING_NOUNS:
@@ -153,6 +154,43 @@ def valid_single(word: str) -> bool:
     if not tags and ADJ_SUFFIX.search(low) and not low.endswith(("ial", "ual")):
         return False  # "multimodal", "multilingual": unknown words with an adjective's suffix
     return len(low) >= 3
+
+
+# Evaluative adjectives that break a run (`GENERIC_MODIFIERS`) and stand before a noun;
+# not the ones that open a prepositional phrase or count ("like", "due", "based", "first").
+_ATTRIBUTIVE_BREAKS = GENERIC_MODIFIERS - FUNCTION_WORDS - frozenset(
+    "like due based related given able free open full whole future first second third last "
+    "final initial further extra so- hundred thousand million billion trillion dozen dozens "
+    "twofold threefold".split())
+
+
+def modifies_next(toks: list[str], end: int) -> bool:
+    """Whether the run that ends before token `end` modifies the noun phrase that goes on
+    after an evaluative adjective: "deterministic Pareto | optimal policies",
+    "long-context | large language models". Its last word is a modifier there, not a
+    head, so that use is no use of a concept of its own."""
+    return (end + 1 < len(toks) and toks[end].lower() in _ATTRIBUTIVE_BREAKS
+            and toks[end] == toks[end].lower() and not _breaks(toks[end + 1]))
+
+
+# "long-context", "many-shot", "multi-agent", "low-rank": a degree or a count and a noun,
+# hyphenated, make an adjective ("fine-tuning" is a verb's compound; "cross-attention" and
+# "self-attention", a prefix and a noun, are nouns)
+_DEGREE_PART = re.compile(
+    r"(?!fine-tun)(?:long|short|many|few|zero|one|two|three|single|multi|high|low|large|small|"
+    r"fine|coarse|full|half|open|real)-[a-z]+", re.IGNORECASE)
+
+
+def only_modifies(toks: list[str], word: str) -> bool:
+    """Whether a word such as "long-context" or "many-shot" only ever stands before a noun in
+    `toks` ("long-context large language models", "many-shot ICL"): a modifier there, not a
+    concept, even one the field's keywords list."""
+    if not _DEGREE_PART.fullmatch(word):
+        return False
+    low = word.lower()
+    uses = [i for i, t in enumerate(toks) if t.lower() == low]
+    return bool(uses) and all(i + 1 < len(toks) and (
+        not _breaks(toks[i + 1]) or modifies_next(toks, i + 1)) for i in uses)
 
 
 def counts_something(toks: list[str], start: int, run: list[str]) -> bool:
@@ -301,28 +339,39 @@ def runs(toks: list[str]) -> Iterator[tuple[int, list[str]]]:
 
 # What introduces an example, a comparison or a road not taken: "methods such as L2 or
 # dropout", "applications like autonomous driving", "(e.g., e-commerce, finance)", "an
-# alternative to gradient-boosted decision trees", "similar to transfer learning".
+# alternative to gradient-boosted decision trees", "similar to transfer learning", "a task
+# reminiscent of multi-task learning", "its applications in meta-learning".
 # "compared to DPO" is not one: a paper names its main baseline so, which ties it to
 # its line of work.
 _EXAMPLE_PAIRS = frozenset({("such", "as"), ("for", "example"), ("for", "instance"),
                             ("similar", "to"), ("alternative", "to"), ("alternatives", "to"),
-                            ("rather", "than"), ("instead", "of")})
+                            ("rather", "than"), ("instead", "of"), ("reminiscent", "of"),
+                            ("analogous", "to"), ("akin", "to"), ("applications", "in")})
 _NOT_LIKE = frozenset("would might could should we i you they not 'd".split())
 _ABBREVIATED = frozenset({"e.g", "i.e", "etc", "vs", "al", "cf"})
-_EXAMPLE_REACH = 8  # tokens back from a phrase, within its clause
+_BE_HAVE = frozenset("is are was were be been has have had".split())
+_EXAMPLE_REACH = 12  # tokens back from a phrase, within its clause
 
 
 def named_as_example(toks: Sequence[str], pos: int) -> bool:
     """Whether the phrase starting at token `pos` is named as an example or a contrast
     ("such as", "like", "e.g.", "for example", "similar (concept) to", "alternative to",
-    "rather than", "instead of", "unlike") in its clause: an aside when the abstract
-    names it only there."""
-    for j in range(pos - 1, max(-1, pos - 1 - _EXAMPLE_REACH), -1):
+    "rather than", "instead of", "unlike", "reminiscent of", "analogous to", "akin to",
+    "applications in") in its clause, a list's definitions ("(DRO)") passed over: an
+    aside when the abstract names it only there. A finite verb ends the clause: in
+    "methods such as dropout fail in adversarial training" the last is no example."""
+    j, stop = pos - 1, max(-1, pos - 1 - _EXAMPLE_REACH)
+    while j > stop:
         low = toks[j].lower()
+        if low == ")" and j > 1 and toks[j - 2] == "(" and is_acronym(toks[j - 1]) and not (
+                _roman(toks[j - 1]) or len(toks[j - 1]) < 2):
+            j -= 3  # "distributionally robust optimization (DRO), meta-learning"; not "(2)"
+            continue
         if low in {";", ":", "!", "?", "(", ")"} or low == "." and (
                 j == 0 or toks[j - 1].lower() not in _ABBREVIATED) or (
                 is_verb_ing(low) and low not in _ING_NOUNS and j > 0
-                and toks[j - 1].lower() in {"and", "or", "by", "while", ","}):
+                and toks[j - 1].lower() in {"and", "or", "by", "while", ","}) or (
+                low in _BE_HAVE or _verb_only(low) and not low.endswith(("ing", "ed"))):
             return False  # another clause: "such as code interpreters, and employing CoT"
         if low in {"e.g", "unlike"} or low == "like" and (
                 j == 0 or toks[j - 1].lower() not in _NOT_LIKE):
@@ -330,4 +379,5 @@ def named_as_example(toks: Sequence[str], pos: int) -> bool:
         after = [t.lower() for t in toks[j + 1:j + 3]]
         if after and (low, after[0]) in _EXAMPLE_PAIRS or low == "similar" and "to" in after:
             return True
+        j -= 1
     return False

@@ -110,6 +110,13 @@ class KeywordPrior:
         return (self.candidate[key] >= max(FIELD_PAPERS_SHARE * self.papers, UMBRELLA_PAPERS)
                 and self.scores(key)[0] < _FIELD_LOG_ODDS)
 
+    def generic_term(self, phrase: str) -> bool:
+        """A term of the whole field that is also an umbrella term, the most generic words
+        a paper can use: "neural networks", "machine learning", "latent space" (not
+        "attention mechanism", an umbrella of a part of the field; not "compression" or
+        "interpretability", which papers study)."""
+        return self.field_term(phrase) and self.umbrella(phrase)
+
     def passing_term(self, phrase: str) -> bool:
         """A term a paper may name in passing, where it stands or what it used rather than
         what it studies: a term of the whole field ("deep learning") or an umbrella term

@@ -20,7 +20,9 @@ from paperkg.build.grammar import (
     counts_something,
     idiom_object,
     is_word,
+    modifies_next,
     noun_like_end,
+    only_modifies,
     possessor,
     runs,
     valid_single,
@@ -182,7 +184,8 @@ def candidates(
     (after trailing non-nouns are trimmed): "trainable continuous prompt vectors" gives
     "prompt vectors" and "continuous prompt vectors" but not "continuous prompt".
     Long forms of abbreviations the text defines are candidates too, and absorb their
-    short form; so are `known` terms wherever they occur.
+    short form; so are `known` terms wherever they occur, but not a hyphenated modifier the
+    text only ever puts before a noun ("long-context", `grammar.only_modifies`).
     """
     toks = tokens(text)
     seen, alone, inside = _tails(toks, max_words, known)
@@ -196,7 +199,8 @@ def candidates(
                      inside_only=key in from_tails and key not in alone,
                      verb_led=key in from_tails and key not in inside and " " in key
                      and is_verb_ing(key.split(" ", 1)[0]))
-           for key, (pos, count, form) in seen.items()]
+           for key, (pos, count, form) in seen.items()
+           if " " in key or not only_modifies(toks, form)]
     return _fold_abbreviations(out, abbreviations(text), text)
 
 
@@ -263,7 +267,8 @@ def _valid_tails(toks: list[str], max_words: int, known: KnownTerms | None,
         end = len(run)
         while end and not noun_like_end(run[end - 1]):
             end -= 1
-        longest = True
+        # "deterministic Pareto | optimal policies": the run is a modifier there
+        longest = end < len(run) or joined or not modifies_next(toks, after)
         last = end - 1 if joined and end == len(run) else end  # no tail of the verb alone
         for i in range(max(0, end - max_words), last):
             words = run[i:end]
