@@ -379,6 +379,25 @@ def test_a_term_named_only_as_an_example_or_a_contrast_is_an_aside() -> None:
         True, False, True, True]
 
 
+def test_an_example_list_reaches_past_definitions_and_stops_at_a_verb() -> None:
+    """ICLR 2025 phrasing: "its applications in distributionally robust optimization (DRO),
+    meta-learning, and reinforcement learning" names three examples, the definition
+    "(DRO)" passed over; an enumerator "(2)" is no definition, and a finite verb ends the
+    clause ("methods such as dropout degrade in adversarial training")."""
+    from paperkg.build.grammar import named_as_example
+
+    text = clean_text(
+        "Compositional optimization gained popularity due to its applications in "
+        "distributionally robust optimization (DRO), meta-learning, and reinforcement "
+        "learning. Methods such as dropout degrade in adversarial training. We study (1) "
+        "feature learning rather than (2) large language models.")
+    toks = tokens(text)
+    example = {c.text for c in candidates(text) if named_as_example(toks, c.position)}
+    assert {"robust optimization", "meta-learning", "reinforcement learning",
+            "dropout"} <= example, example
+    assert not {"adversarial training", "large language models"} & example, example
+
+
 def test_a_term_of_the_whole_field_named_in_passing_is_no_concept(cache_dir: Path) -> None:
     """"Deep learning" (offered by 5 % of ICLR papers, listed as a keyword by under a
     quarter of those) said once in an abstract about decoding speech from brain activity

@@ -358,8 +358,9 @@ def named_as_example(toks: Sequence[str], pos: int) -> bool:
     ("such as", "like", "e.g.", "for example", "similar (concept) to", "alternative to",
     "rather than", "instead of", "unlike", "reminiscent of", "analogous to", "akin to",
     "applications in") in its clause, a list's definitions ("(DRO)") passed over: an
-    aside when the abstract names it only there. A finite verb ends the clause: in
-    "methods such as dropout fail in adversarial training" the last is no example."""
+    aside when the abstract names it only there. A word the lexicon knows only as a verb,
+    or a form of "be" or "have", ends the clause: in "methods such as dropout degrade in
+    adversarial training" the last is no example."""
     j, stop = pos - 1, max(-1, pos - 1 - _EXAMPLE_REACH)
     while j > stop:
         low = toks[j].lower()
