@@ -273,7 +273,8 @@ def extract_concepts(
                             [term_key(c.text) for c in cs])
             ranked = [(cs[i].text, score) for i, score in picked]
             titled = (x[:, FEATURES.index("in_title")] > 0).tolist()
-            keeps = kg_keeps(ranked, asides(cs, titled, prior, doc, paper.title))
+            keeps = kg_keeps(ranked, asides(cs, titled, prior, doc, paper.title,
+                                            picks={text for text, _ in ranked}))
             if not settings.ranking:
                 ranked = [pick for pick, k in zip(ranked, keeps, strict=True) if k]
             elif marks is not None:
