@@ -332,6 +332,14 @@ def _asides(paper: Any, prior: Any) -> set[str]:
     return set(found.passing | found.examples)
 
 
+def _examples(text: str) -> set[str]:
+    """The candidates of a cleaned text that it names as an example or a contrast."""
+    from paperkg.build.grammar import named_as_example
+
+    toks = tokens(text)
+    return {c.text for c in candidates(text) if named_as_example(toks, c.position)}
+
+
 def test_a_term_named_only_as_an_example_or_a_contrast_is_an_aside() -> None:
     """ICLR 2025 phrasing: what "such as", "like", "e.g.", "similar (concept) to", "an
     alternative to", "rather than" or "unlike" introduce is an example or a road not
@@ -339,8 +347,6 @@ def test_a_term_named_only_as_an_example_or_a_contrast_is_an_aside() -> None:
     "would like to" is no example, and a term
     the abstract names again, or in its title, stays, and a verb's -ing form opens
     another clause (`build.asides`)."""
-    from paperkg.build.grammar import named_as_example
-
     text = clean_text(
         "Gradient boosting for tables. Rather than replacing methods such as L2 or dropout, "
         "we regularize. It extends to applications like autonomous driving (e.g., robot "
@@ -349,8 +355,7 @@ def test_a_term_named_only_as_an_example_or_a_contrast_is_an_aside() -> None:
         "model collapse. Unlike diffusion models, we use gradient boosting. Tools such as "
         "code interpreters, and employing chain-of-thought reasoning, help. A task "
         "reminiscent of multi-task learning is analogous to contextual bandits.")
-    toks = tokens(text)
-    example = {c.text for c in candidates(text) if named_as_example(toks, c.position)}
+    example = _examples(text)
     assert {"dropout", "autonomous driving", "robot navigation", "finance",
             "physics-informed neural networks", "gradient-boosted decision trees",
             "diffusion models", "multi-task learning", "contextual bandits"} <= example, example
@@ -384,15 +389,11 @@ def test_an_example_list_reaches_past_definitions_and_stops_at_a_verb() -> None:
     meta-learning, and reinforcement learning" names three examples, the definition
     "(DRO)" passed over; an enumerator "(2)" is no definition, and a word known only as a
     verb ends the clause ("methods such as dropout degrade in adversarial training")."""
-    from paperkg.build.grammar import named_as_example
-
-    text = clean_text(
+    example = _examples(clean_text(
         "Compositional optimization gained popularity due to its applications in "
         "distributionally robust optimization (DRO), meta-learning, and reinforcement "
         "learning. Methods such as dropout degrade in adversarial training. We study (1) "
-        "feature learning rather than (2) large language models.")
-    toks = tokens(text)
-    example = {c.text for c in candidates(text) if named_as_example(toks, c.position)}
+        "feature learning rather than (2) large language models."))
     assert {"robust optimization", "meta-learning", "reinforcement learning",
             "dropout"} <= example, example
     assert not {"adversarial training", "large language models"} & example, example
