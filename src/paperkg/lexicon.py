@@ -27,6 +27,7 @@ from paperkg.memo import WordMemo
 __all__ = ["FUNCTION_WORDS", "GENERIC_HEADS", "GENERIC_MODIFIERS", "GENERIC_NOUNS",
            "KIND_NOUNS", "QUANTITY_NOUNS", "UNITS", "WORD_PREFIXES", "edit_distance_one",
            "generic_modifier_forms", "is_acronym", "is_common_word", "is_shouted", "is_verb_ing",
+           "is_verb_only",
            "phrase_breaking_verbs", "pos", "singular", "stem", "verb_forms"]
 
 # prefixes written before a hyphen ("pre-trained", "Bi-directional" in a title): never names
@@ -170,6 +171,12 @@ def _pos(word: str) -> frozenset[str]:
 # The parts of speech lemminflect's lexicon knows for a word (empty if unknown): 0.1 ms a
 # word, so kept from one build to the next (`paperkg.memo`)
 pos: WordMemo[frozenset[str]] = WordMemo("pos", _pos, sorted, frozenset)  # type: ignore[arg-type]
+
+
+def is_verb_only(word: str) -> bool:
+    """A word the lexicon knows only as a verb ("imposes", "degrade"; not "fail", a noun
+    too)."""
+    return pos(word) == {"VERB"}
 
 
 def is_common_word(word: str) -> bool:

@@ -16,7 +16,13 @@ from __future__ import annotations
 
 import re
 
-from paperkg.lexicon import FUNCTION_WORDS, GENERIC_MODIFIERS, is_common_word, pos
+from paperkg.lexicon import (
+    FUNCTION_WORDS,
+    GENERIC_MODIFIERS,
+    is_common_word,
+    is_verb_only,
+    pos,
+)
 
 __all__ = ["repair_text", "strip_boilerplate", "strip_citations", "uncase_backronyms"]
 
@@ -167,7 +173,7 @@ def _modifier(m: re.Match[str]) -> str:
     tags = pos(low)
     if (low in FUNCTION_WORDS or low in GENERIC_MODIFIERS or low.endswith(("ly", "ing"))
             or "ADJ" in tags or not tags and _ADJ_ENDING.search(low)
-            or after in FUNCTION_WORDS or after.endswith("ly") or _verb_only(after)):
+            or after in FUNCTION_WORDS or after.endswith("ly") or is_verb_only(after)):
         return m[0]
     # "optimal" and "efficient" also stand before a noun after a verb or noun that is one
     # too ("find optimal solutions", "sample efficient"): only after a noun that is nothing else
@@ -177,11 +183,6 @@ def _modifier(m: re.Match[str]) -> str:
 
 
 _ADJ_ENDING = re.compile(r"(?:ive|ous|ful|able|ible|less|ic|al|ian|ar)$")
-
-
-def _verb_only(low: str) -> bool:
-    tags = pos(low)
-    return "VERB" in tags and not tags & {"NOUN", "ADJ", "PROPN"}
 
 
 def _line_join(m: re.Match[str]) -> str:

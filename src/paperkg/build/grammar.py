@@ -23,6 +23,7 @@ from paperkg.lexicon import (
     generic_modifier_forms,
     is_acronym,
     is_verb_ing,
+    is_verb_only,
     phrase_breaking_verbs,
     singular,
     verb_forms,
@@ -76,17 +77,13 @@ def _breaks(tok: str) -> bool:
     if _adverb(low):
         return True
     # a finite verb ("imposes", "believe") ends a phrase; participles may modify a noun
-    return _verb_only(low) and not low.endswith(("ed", "ing"))
+    return is_verb_only(low) and not low.endswith(("ed", "ing"))
 
 
 def _adverb(low: str) -> bool:
     """A word in -ly that is an adverb, not a noun ("family") or an adjective ("early")."""
     return len(low) > 4 and low.endswith("ly") and low not in {
         "family", "anomaly", "assembly", "supply", "early", "monopoly"}
-
-
-def _verb_only(low: str) -> bool:
-    return word_pos(low) == {"VERB"}
 
 
 def noun_like_end(tok: str) -> bool:
@@ -132,7 +129,7 @@ def valid_span(words: list[str]) -> bool:
     if words[-1].lower() in GENERIC_HEADS:
         return False  # "research significance", "irrelevant ones"
     # "detecting distribution shifts": a verb-only -ing form does not start a concept
-    return not (first.endswith("ing") and _verb_only(first) and first not in _ING_NOUNS)
+    return not (first.endswith("ing") and is_verb_only(first) and first not in _ING_NOUNS)
 
 
 def valid_single(word: str) -> bool:
@@ -146,7 +143,7 @@ def valid_single(word: str) -> bool:
         return False  # "image-to-video", "end-to-end": a modifier too
     if is_acronym(word):
         return True
-    if low in GENERIC_NOUNS or low in GENERIC_HEADS or _verb_only(low) and low not in _ING_NOUNS:
+    if low in GENERIC_NOUNS or low in GENERIC_HEADS or is_verb_only(low) and low not in _ING_NOUNS:
         return False
     tags = word_pos(low)
     if "ADJ" in tags and (ADJ_SUFFIX.search(low) or low.endswith("ic")):
@@ -233,7 +230,7 @@ def _splits(toks: list[str], idx: int, run: list[str]) -> bool:
     nxt = toks[idx + 1].lower() if idx + 1 < len(toks) else ""
     if nxt in _VERB_CONTEXT and low.endswith("s") and len(low) > 3 and "VERB" in word_pos(low):
         return True  # "the model breaks the curse"
-    if low.endswith("ing") and low not in _ING_NOUNS and _verb_only(low):
+    if low.endswith("ing") and low not in _ING_NOUNS and is_verb_only(low):
         if nxt in _VERB_CONTEXT and nxt not in _NOT_OBJECTS or nxt in GENERIC_MODIFIERS:
             return True  # "a library implementing the theory", "a series assessing issues"
         if run and (nxt in _PARTICIPLE_NEXT or nxt == "that" and low in _REPORTING):
@@ -372,7 +369,7 @@ def named_as_example(toks: Sequence[str], pos: int) -> bool:
                 j == 0 or toks[j - 1].lower() not in _ABBREVIATED) or (
                 is_verb_ing(low) and low not in _ING_NOUNS and j > 0
                 and toks[j - 1].lower() in {"and", "or", "by", "while", ","}) or (
-                low in _BE_HAVE or _verb_only(low) and not low.endswith(("ing", "ed"))):
+                low in _BE_HAVE or is_verb_only(low) and not low.endswith(("ing", "ed"))):
             return False  # another clause: "such as code interpreters, and employing CoT"
         if low in {"e.g", "unlike"} or low == "like" and (
                 j == 0 or toks[j - 1].lower() not in _NOT_LIKE):
