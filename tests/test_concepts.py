@@ -629,3 +629,36 @@ def test_head_noun_and_typo_variants_merge_with_a_recorded_reason() -> None:
     assert reasons["GSM8K dataset"].rule == "variant"
     assert "head noun 'dataset'" in reasons["GSM8K dataset"].detail
     assert "misspelling of 'language'" in reasons["languange model"].detail
+
+
+def test_a_known_word_that_only_modifies_its_phrase_is_no_concept_there() -> None:
+    """ICLR 2025 N6ba2xsmds wrote "Hamiltonian Monte Carlo" three times and never
+    "Hamiltonian" alone; the field's keywords know "Hamiltonian", so it was a candidate and
+    took the full name's place. A known word is a candidate only where it stands alone,
+    or before a kind noun ("compression techniques"), or is an acronym ("CLIP features")."""
+    known = KnownTerms({"hamiltonian", "monte carlo", "compression", "clip", "CLIP"})
+    text = clean_text("Outlier Synthesis via Hamiltonian Monte Carlo. We sample outliers with "
+                      "Hamiltonian Monte Carlo, and the Hamiltonian Monte Carlo sampler is "
+                      "fast. CLIP features and compression techniques help.")
+    phrases = {c.text for c in candidates(text, known=known)}
+    assert "Hamiltonian" not in phrases
+    assert {"Hamiltonian Monte Carlo", "CLIP", "compression"} <= phrases
+    alone = clean_text("The Hamiltonian of the system is conserved.")
+    assert "Hamiltonian" in {c.text for c in candidates(alone, known=known)}
+
+
+def test_a_definitions_capitals_do_not_case_a_label() -> None:
+    """ICLR 2025 4EjdYiNRzE and sELO2DCCC1: a title's "Diffusion Probabilistic Models"
+    was labelled "diffusion Probabilistic model", because another paper defined "...
+    Diffusion Probabilistic Model (c-DDPM)" and a short form opening in lower case was
+    not read as a definition; an -ing word is no name ("Denoising")."""
+    scheme = _scheme({
+        "a": ["Diffusion Probabilistic Models"],
+        "b": ["Conditional Denoising Diffusion Probabilistic Model",
+              "Diffusion Probabilistic Model"],
+    }, {"a": "Score-based diffusion models learn to reverse a diffusion process.",
+        "b": "We introduce a Conditional Denoising Diffusion Probabilistic Model (c-DDPM) for "
+             "climate emulation."})
+    labels = {c.pref_label for c in scheme.concepts.values()}
+    assert labels == {"diffusion probabilistic model",
+                      "conditional denoising diffusion probabilistic model"}, labels

@@ -33,10 +33,11 @@ _WORD_BEFORE = re.compile(r"([\w'-]+)[ \t]+$")
 _WORD_AFTER = re.compile(r"[ \t]+([\w'-]+)")
 # adjectives made of names that English also writes in lower case: their capitals count
 _EPONYMS = frozenset({"bayesian", "boolean", "cartesian", "euclidean"})
-# the rest of a defined long form, up to its short form: "Chain of Thought (CoT)"
+# the rest of a defined long form, up to its short form: "Chain of Thought (CoT)",
+# "Diffusion Probabilistic Model (c-DDPM)"
 _IN_DEFINITION = re.compile(
     r"(?:[\s-]+(?:[A-Z][\w-]*|(?:of|for|and|in|on|to|with|the|a|an|via|from|by|at|as)"
-    r"(?=\s+[A-Z])))*\s*\((?=[A-Z])")
+    r"(?=\s+[A-Z])))*\s*\((?=[a-z\d-]{0,3}[A-Z])")
 
 
 def _wordlike(ch: str) -> bool:
@@ -154,11 +155,12 @@ def _shouted_words(word: str) -> bool:
 
 def _looks_like_name(word: str) -> bool:
     """A capitalised word nobody writes mid-sentence (a title word) is a name unless
-    English knows it (or, hyphenated, a part of it) or it is built as an adjective or a
-    common noun ("Spatiotemporal", "Intertidal", "Parametric", "Optimizers")."""
+    English knows it (or, hyphenated, a part of it) or it is built as an adjective, a
+    common noun or a verb's -ing form ("Spatiotemporal", "Intertidal", "Parametric",
+    "Optimizers", "Denoising")."""
     low = word.lower()
     if low.isalpha() and (ADJ_SUFFIX.search(low) or low.endswith("ic")
-                          or _NOUN_SUFFIX.search(low)):
+                          or _NOUN_SUFFIX.search(low) or is_verb_ing(low)):
         return False
     return not any(is_common_word(part) for part in word.split("-") if part)
 

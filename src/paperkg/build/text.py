@@ -30,7 +30,7 @@ from paperkg.build.grammar import (
 )
 from paperkg.build.ingest import Paper
 from paperkg.build.terms import Abbreviation, abbreviations, term_key
-from paperkg.lexicon import is_verb_ing
+from paperkg.lexicon import KIND_NOUNS, is_acronym, is_verb_ing
 from paperkg.repair import repair_text, strip_boilerplate, strip_citations
 
 __all__ = ["Candidate", "KnownTerms", "candidates", "clean_text", "code_links", "document_text",
@@ -185,16 +185,23 @@ def candidates(
     "prompt vectors" and "continuous prompt vectors" but not "continuous prompt".
     Long forms of abbreviations the text defines are candidates too, and absorb their
     short form; so are `known` terms wherever they occur, but not a hyphenated modifier the
-    text only ever puts before a noun ("long-context", `grammar.only_modifies`).
+    text only ever puts before a noun ("long-context", `grammar.only_modifies`) nor a
+    word the text only ever puts before another noun of its phrase ("Hamiltonian" of
+    "Hamiltonian Monte Carlo", "diffusion" of "diffusion models"): it is a modifier there
+    (an acronym is a name even so: "CLIP features").
     """
     toks = tokens(text)
-    seen, alone, inside = _tails(toks, max_words, known)
+    seen, alone, inside, inner = _tails(toks, max_words, known)
     from_tails = set(seen)
     if known is not None:
+        standalone: set[str] = set()
         for pos, phrase in _known_spans(toks, known, max_words):
             key = phrase.lower()
+            if key in from_tails or " " in key or pos not in inner or is_acronym(phrase):
+                standalone.add(key)  # here not a modifier of a later word
             first, count, form = seen.get(key, (pos, 0, phrase))
             seen[key] = (min(first, pos), count + (key not in from_tails), form)
+        seen = {k: v for k, v in seen.items() if k in from_tails or k in standalone}
     out = [Candidate(form, pos, count, known_only=key not in from_tails,
                      inside_only=key in from_tails and key not in alone,
                      verb_led=key in from_tails and key not in inside and " " in key
@@ -247,6 +254,7 @@ def _known_spans(toks: list[str], known: KnownTerms, max_words: int) -> Iterator
 
 
 def _valid_tails(toks: list[str], max_words: int, known: KnownTerms | None,
+                 inner: set[int] | None = None,
                  ) -> Iterator[tuple[int, list[str], bool, bool]]:
     """(start, words, longest, leads) of every candidate tail of every run, the longest
     valid tail of each run flagged, and whether the tail opens its run other than after a
@@ -255,7 +263,9 @@ def _valid_tails(toks: list[str], max_words: int, known: KnownTerms | None,
     known term goes on to include it: "formal theorem | proving", "sequential decision |
     making" are "formal theorem proving" and "sequential decision making", not "formal
     theorem" and "sequential decision" (the verb's forms end most phrases: "methods
-    proving", "factors making")."""
+    proving", "factors making"). `inner` receives the positions of the words that modify
+    a later noun-like word of their run, other than a kind noun ("compression |
+    techniques", "prompt-tuning | approach" name "compression" and "prompt tuning")."""
     for start, run in runs(toks):
         after = start + len(run)
         joined = known is not None and after < len(toks) and is_word(toks[after]) and (
@@ -267,6 +277,9 @@ def _valid_tails(toks: list[str], max_words: int, known: KnownTerms | None,
         end = len(run)
         while end and not noun_like_end(run[end - 1]):
             end -= 1
+        if inner is not None:  # not before a kind noun: "transformer | architectures"
+            inner.update(range(start, start + end - 1 - (
+                end > 1 and term_key(run[end - 1]) in KIND_NOUNS)))
         # "deterministic Pareto | optimal policies": the run is a modifier there
         longest = end < len(run) or joined or not modifies_next(toks, after)
         last = end - 1 if joined and end == len(run) else end  # no tail of the verb alone
@@ -280,14 +293,16 @@ def _valid_tails(toks: list[str], max_words: int, known: KnownTerms | None,
 
 
 def _tails(toks: list[str], max_words: int, known: KnownTerms | None,
-           ) -> tuple[dict[str, tuple[int, int, str]], set[str], set[str]]:
+           ) -> tuple[dict[str, tuple[int, int, str]], set[str], set[str], set[int]]:
     """(first position, count, first spelling) per key, the keys that are some run's
-    longest tail (the others only ever end a longer candidate), and the keys that do not
-    open their run somewhere (`_valid_tails`)."""
+    longest tail (the others only ever end a longer candidate), the keys that do not
+    open their run somewhere (`_valid_tails`), and the positions of words that modify a
+    later word of their run."""
     seen: dict[str, tuple[int, int, str]] = {}
     alone: set[str] = set()
     inside: set[str] = set()
-    for at, words, longest, leads in _valid_tails(toks, max_words, known):
+    inner: set[int] = set()
+    for at, words, longest, leads in _valid_tails(toks, max_words, known, inner):
         phrase = " ".join(words)
         key = phrase.lower()
         pos, count, form = seen.get(key, (at, 0, phrase))
@@ -296,4 +311,4 @@ def _tails(toks: list[str], max_words: int, known: KnownTerms | None,
             alone.add(key)
         if not leads:
             inside.add(key)
-    return seen, alone, inside
+    return seen, alone, inside, inner
