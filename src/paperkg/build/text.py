@@ -253,6 +253,11 @@ def _known_spans(toks: list[str], known: KnownTerms, max_words: int) -> Iterator
                 break
 
 
+# a kind noun in its singular and plural forms ("technique", "techniques", "strategies")
+_KIND_FORMS = frozenset(f for n in KIND_NOUNS for f in (
+    n, n + "s", n + "es", n[:-1] + "ies" if n.endswith("y") else n))
+
+
 def _valid_tails(toks: list[str], max_words: int, known: KnownTerms | None,
                  inner: set[int] | None = None,
                  ) -> Iterator[tuple[int, list[str], bool, bool]]:
@@ -277,9 +282,8 @@ def _valid_tails(toks: list[str], max_words: int, known: KnownTerms | None,
         end = len(run)
         while end and not noun_like_end(run[end - 1]):
             end -= 1
-        if inner is not None:  # not before a kind noun: "transformer | architectures"
-            inner.update(range(start, start + end - 1 - (
-                end > 1 and term_key(run[end - 1]) in KIND_NOUNS)))
+        if inner is not None and end > 1:  # not before a kind noun: "transformer | models"
+            inner.update(range(start, start + end - 1 - (run[end - 1].lower() in _KIND_FORMS)))
         # "deterministic Pareto | optimal policies": the run is a modifier there
         longest = end < len(run) or joined or not modifies_next(toks, after)
         last = end - 1 if joined and end == len(run) else end  # no tail of the verb alone
