@@ -129,6 +129,21 @@ class NameEvidence:
         return max(capital, key=lambda w: (capital[w], w))
 
 
+    def capitalised_alone(self, word: str, papers: Iterable[str]) -> bool:
+        """Whether the papers write `word` with its capitals where no sentence starts,
+        no definition follows and no Title Case word stands beside it, at least as often
+        as in lower case: a name of its own ("Markov" in "hidden Markov models")."""
+        capital = lower = 0
+        for text, i, j in self._occurrences(word, papers, hyphen_ends=True):
+            spelled = text[i:j]
+            if spelled == spelled.lower():
+                lower += 1
+            elif spelled == word and not _IN_DEFINITION.match(text, j) and not (
+                    _in_other_name(text, i, j, ())):
+                capital += 1
+        return capital > 0 and capital >= lower
+
+
 def _in_other_name(text: str, i: int, j: int, beside: Collection[str],
                    acronyms: bool = False) -> bool:
     """Whether text[i:j] stands among Title Case words (`acronyms`: or acronyms,
@@ -177,8 +192,28 @@ def prose_case(form: str, is_name: bool, names: NameEvidence | None = None,
     papers = list(papers)
     words = form.split()
     shouting = is_shouted(words)
-    return " ".join(_word_case(w, names, papers, shouting, _neighbours(words, k),
-                               len(words) == 1) for k, w in enumerate(words))
+    cased = [_word_case(w, names, papers, shouting, _neighbours(words, k), len(words) == 1)
+             for k, w in enumerate(words)]
+    if names is not None:
+        _capitals_after_lowered(words, cased, names, papers)
+    return " ".join(cased)
+
+
+def _capitals_after_lowered(words: Sequence[str], cased: list[str], names: NameEvidence,
+                            papers: list[str]) -> None:
+    """A name's capitals run from its first word: after a capitalised word of the form
+    that prose case lowered, a later word keeps its capital only if the papers capitalise
+    it standing alone ("hidden Markov models"). "Large Hadron Collider (LHC)", "Global
+    Economic Prospects 2007 analyzes", "Marked Temporal Point Processes (MTPP)" gave
+    "large hadron Collider", "global economic Prospects", "marked Temporal point
+    processes": each word's case was judged apart, some by other phrases' uses."""
+    lowered = False
+    for k, (word, out) in enumerate(zip(words, cased, strict=True)):
+        if out != word and out == out.lower():
+            lowered = True
+        elif lowered and out[:1].isupper() and out.isalpha() and not is_acronym(out) and (
+                not names.capitalised_alone(out, papers)):
+            cased[k] = out.lower()
 
 
 def _neighbours(words: Sequence[str], k: int) -> set[str]:
