@@ -397,6 +397,14 @@ def test_an_example_list_reaches_past_definitions_and_stops_at_a_verb() -> None:
     assert {"robust optimization", "meta-learning", "reinforcement learning",
             "dropout"} <= example, example
     assert not {"adversarial training", "large language models"} & example, example
+    # "including" after a comma lists examples (ICLR 2025 EgJhwYR2tB, 0hyShAPeBj); after
+    # "by" or before a determiner it is a verb (3usdM1AuI3)
+    example = _examples(clean_text(
+        "We evaluate on text generation tasks, including translation and question "
+        "answering. BRAID learns dynamics by including a forecasting objective within "
+        "recurrent neural networks."))
+    assert {"translation", "question answering"} <= example, example
+    assert "recurrent neural networks" not in example, example
 
 
 def test_a_term_of_the_whole_field_named_in_passing_is_no_concept(cache_dir: Path) -> None:

@@ -30,7 +30,8 @@ from paperkg.lexicon import (
 )
 from paperkg.lexicon import pos as word_pos
 
-__all__ = ["ADJ_SUFFIX", "HYPHEN_ADJ", "VERBS_AFTER_TO", "bare_short_acronym", "counts_something",
+__all__ = ["ADJ_SUFFIX", "DETERMINERS", "HYPHEN_ADJ", "VERBS_AFTER_TO", "bare_short_acronym",
+           "counts_something",
            "idiom_object", "is_word", "modifies_next", "named_as_example", "noun_like_end",
            "only_modifies", "possessor", "runs",
            "valid_single", "valid_span"]
@@ -334,6 +335,11 @@ def runs(toks: list[str]) -> Iterator[tuple[int, list[str]]]:
         yield start, run
 
 
+# Words that open a noun phrase: a phrase after one does not open its run, and "including"
+# before one is a verb ("by including a forecasting objective").
+DETERMINERS = frozenset("the a an this these that those its their our his her each every "
+                        "any some no such".split())
+
 # What introduces an example, a comparison or a road not taken: "methods such as L2 or
 # dropout", "applications like autonomous driving", "(e.g., e-commerce, finance)", "an
 # alternative to gradient-boosted decision trees", "similar to transfer learning", "a task
@@ -348,16 +354,20 @@ _NOT_LIKE = frozenset("would might could should we i you they not 'd".split())
 _ABBREVIATED = frozenset({"e.g", "i.e", "etc", "vs", "al", "cf"})
 _BE_HAVE = frozenset("is are was were be been has have had".split())
 _EXAMPLE_REACH = 12  # tokens back from a phrase, within its clause
+# "including" is a verb after these or before a determiner: "by including a forecasting
+# objective within recurrent neural networks" names no example
+_BEFORE_GERUND = frozenset("by while when after before without from for".split())
 
 
 def named_as_example(toks: Sequence[str], pos: int) -> bool:
     """Whether the phrase starting at token `pos` is named as an example or a contrast
-    ("such as", "like", "e.g.", "for example", "similar (concept) to", "alternative to",
-    "rather than", "instead of", "unlike", "reminiscent of", "analogous to", "akin to",
-    "applications in") in its clause, a list's definitions ("(DRO)") passed over: an
-    aside when the abstract names it only there. A word the lexicon knows only as a verb,
-    or a form of "be" or "have", ends the clause: in "methods such as dropout degrade in
-    adversarial training" the last is no example."""
+    ("such as", "like", "e.g.", "including", "for example", "similar (concept) to",
+    "alternative to", "rather than", "instead of", "unlike", "reminiscent of", "analogous
+    to", "akin to", "applications in") in its clause, a list's definitions ("(DRO)")
+    passed over: an aside when the abstract names it only there. A word the lexicon
+    knows only as a verb, or a form of "be" or "have", ends the clause: in "methods such
+    as dropout degrade in adversarial training" the last is no example; "including" after
+    "by" or before a determiner is a verb ("by including a forecasting objective")."""
     j, stop = pos - 1, max(-1, pos - 1 - _EXAMPLE_REACH)
     while j > stop:
         low = toks[j].lower()
@@ -365,6 +375,9 @@ def named_as_example(toks: Sequence[str], pos: int) -> bool:
                 _roman(toks[j - 1]) or len(toks[j - 1]) < 2):
             j -= 3  # "distributionally robust optimization (DRO), meta-learning"; not "(2)"
             continue
+        if low == "including" and (j == 0 or toks[j - 1].lower() not in _BEFORE_GERUND) and (
+                j + 1 >= len(toks) or toks[j + 1].lower() not in DETERMINERS):
+            return True  # "tasks, including translation and instruction following"
         if low in {";", ":", "!", "?", "(", ")"} or low == "." and (
                 j == 0 or toks[j - 1].lower() not in _ABBREVIATED) or (
                 is_verb_ing(low) and low not in _ING_NOUNS and j > 0

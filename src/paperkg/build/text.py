@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from paperkg.build.grammar import (
+    DETERMINERS,
     bare_short_acronym,
     counts_something,
     idiom_object,
@@ -37,8 +38,6 @@ __all__ = ["Candidate", "KnownTerms", "candidates", "clean_text", "code_links", 
            "tokens"]
 
 MAX_WORDS = 4
-_DETERMINERS = frozenset("the a an this these that those its their our his her each every "
-                         "any some no such".split())
 
 _TOKEN_RE = re.compile(  # letters of any script: "Gröbner", "Djoković" are one word
     r"[^\W_](?:[^\W_]|\+)*(?:[-'’.](?:[^\W_]|\+)+)*|\S"
@@ -292,7 +291,7 @@ def _valid_tails(toks: list[str], max_words: int, known: KnownTerms | None,
             if not valid_span(words) or len(words) == 1 and bare_short_acronym(words[0]):
                 continue
             yield start + i, words, longest, i == 0 and not (
-                start and toks[start - 1].lower() in _DETERMINERS)
+                start and toks[start - 1].lower() in DETERMINERS)
             longest = False
 
 
