@@ -665,20 +665,20 @@ def test_a_definitions_capitals_do_not_case_a_label() -> None:
 
 
 def test_a_labels_capitals_run_from_its_first_word() -> None:
-    """arXiv 0704.0001, OpenAlex W4254361891, ICLR 2025 6UfYLQJ8pA: each word's case was
-    judged apart, so "Large Hadron Collider (LHC)" became "large hadron Collider" (no
-    evidence for "Collider"), "Global Economic Prospects" "global economic Prospects"
-    ("global economy" elsewhere) and "Marked Temporal Point Processes (MTPP)" kept the
-    capitals another name gave "Temporal". A name of its own keeps its capital."""
+    """OpenAlex W4254361891, ICLR 2025 6UfYLQJ8pA: each word's case was judged apart, so
+    "Global Economic Prospects" became "global economic Prospects" ("global economy"
+    elsewhere) and "Marked Temporal Point Processes (MTPP)" kept the capitals another
+    name gave "Temporal". A name of its own keeps its capital, and so does a word English
+    does not know ("Chinese" in ICLR 2025 s2jLQDqVUE's title)."""
     scheme = _scheme({
-        "a": ["Large Hadron Collider"], "b": ["Global Economic Prospects"],
+        "a": ["Zero-shot Chinese Character Recognition"], "b": ["Global Economic Prospects"],
         "c": ["Hidden Markov Models"], "d": ["Marked Temporal Point Processes"],
-    }, {"a": "Pairs produced at the Large Hadron Collider (LHC) and at hadron colliders.",
+    }, {"a": "Existing zero-shot character recognition methods fail on rare characters.",
         "b": "Over the next years. Global Economic Prospects 2007 analyzes the global "
              "economy and economic growth.",
         "c": "We fit hidden Markov models to speech.",
         "d": "Methods such as Marked Temporal Point Processes (MTPP) rely on marked events. "
              "We introduce DeTPP (Detection-based Temporal Point Processes)."})
     labels = {c.pref_label for c in scheme.concepts.values()}
-    assert {"large hadron collider", "global economic prospects", "hidden Markov models",
-            "marked temporal point processes"} <= labels, labels
+    assert {"zero-shot Chinese character recognition", "global economic prospects",
+            "hidden Markov models", "marked temporal point processes"} <= labels, labels

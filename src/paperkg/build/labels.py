@@ -20,7 +20,14 @@ from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from paperkg.build.grammar import ADJ_SUFFIX, HYPHEN_ADJ
 from paperkg.build.ingest import Paper
 from paperkg.build.text import clean_text
-from paperkg.lexicon import WORD_PREFIXES, is_acronym, is_common_word, is_shouted, is_verb_ing
+from paperkg.lexicon import (
+    WORD_PREFIXES,
+    is_acronym,
+    is_common_word,
+    is_shouted,
+    is_verb_ing,
+    singular,
+)
 
 __all__ = ["CleanAbstracts", "NameEvidence", "preferred_label", "prose_case"]
 
@@ -202,16 +209,20 @@ def prose_case(form: str, is_name: bool, names: NameEvidence | None = None,
 def _capitals_after_lowered(words: Sequence[str], cased: list[str], names: NameEvidence,
                             papers: list[str]) -> None:
     """A name's capitals run from its first word: after a capitalised word of the form
-    that prose case lowered, a later word keeps its capital only if the papers capitalise
-    it standing alone ("hidden Markov models"). "Large Hadron Collider (LHC)", "Global
-    Economic Prospects 2007 analyzes", "Marked Temporal Point Processes (MTPP)" gave
-    "large hadron Collider", "global economic Prospects", "marked Temporal point
-    processes": each word's case was judged apart, some by other phrases' uses."""
+    that prose case lowered, a later English word keeps its capital only if the papers
+    capitalise it standing alone ("hidden Markov models"). "Global Economic Prospects 2007
+    analyzes", "Marked Temporal Point Processes (MTPP)", "Semi-supervised Diffusion Maps"
+    gave "global economic Prospects", "marked Temporal point processes", "semi-supervised
+    diffusion Maps": each word's case was judged apart, some by other phrases' uses. A word
+    English does not know may be a name without such evidence ("Chinese", "Wasserstein")
+    and keeps its capital, so a title's "Large Hadron Collider (LHC)" stays "large hadron
+    Collider"."""
     lowered = False
     for k, (word, out) in enumerate(zip(words, cased, strict=True)):
         if out != word and out == out.lower():
             lowered = True
         elif lowered and out[:1].isupper() and out.isalpha() and not is_acronym(out) and (
+                is_common_word(out) or is_common_word(singular(out))) and (
                 not names.capitalised_alone(out, papers)):
             cased[k] = out.lower()
 
