@@ -41,9 +41,9 @@ def _dpc_id(kg_dir: Path) -> str:
 def test_demo_kg_has_38_papers_each_with_ranked_concepts(demo_kg: Path,
                                                           capsys: pytest.CaptureFixture[str]):
     """Every paper keeps its best three picks (`extract.MIN_KEPT`); beyond them only
-    those above the least probability, and no aside, so the count varies (about five on
-    average). Picks that name one concept ("LLMs", "large language models") make one
-    link."""
+    those above the least probability, and no aside, so the count varies (four to five
+    on average; 4.4 since "including" lists examples). Picks that name one concept
+    ("LLMs", "large language models") make one link."""
     manifest = json.loads((demo_kg / "manifest.json").read_text())
     assert manifest["counts"]["papers"] == 38
     code, out, _ = _run(capsys, "query", "--kg", str(demo_kg), "--format", "json", """
@@ -52,7 +52,7 @@ def test_demo_kg_has_38_papers_each_with_ranked_concepts(demo_kg: Path,
     bindings = json.loads(out)["results"]["bindings"]
     assert len(bindings) == 38
     counts = [int(b["n"]["value"]) for b in bindings]
-    assert min(counts) >= 2 and sum(counts) / len(counts) >= 4.5
+    assert min(counts) >= 2 and sum(counts) / len(counts) >= 4
 
 
 def test_query_papers_sharing_concepts_is_sensible(demo_kg: Path,
