@@ -669,11 +669,15 @@ def test_a_labels_capitals_run_from_its_first_word() -> None:
     "Global Economic Prospects" became "global economic Prospects" ("global economy"
     elsewhere) and "Marked Temporal Point Processes (MTPP)" kept the capitals another
     name gave "Temporal". A name of its own keeps its capital, and so does a word English
-    does not know ("Chinese" in ICLR 2025 s2jLQDqVUE's title)."""
+    does not know ("Chinese" in ICLR 2025 s2jLQDqVUE's title). A title word the abstract
+    only writes in another number takes that word's case ("Outlier Synthesis" where the
+    abstract says "outliers", N6ba2xsmds)."""
     scheme = _scheme({
         "a": ["Zero-shot Chinese Character Recognition"], "b": ["Global Economic Prospects"],
         "c": ["Hidden Markov Models"], "d": ["Marked Temporal Point Processes"],
+        "e": ["Outlier Synthesis"],
     }, {"a": "Existing zero-shot character recognition methods fail on rare characters.",
+        "e": "We sample virtual outliers for detection.",
         "b": "Over the next years. Global Economic Prospects 2007 analyzes the global "
              "economy and economic growth.",
         "c": "We fit hidden Markov models to speech.",
@@ -681,4 +685,5 @@ def test_a_labels_capitals_run_from_its_first_word() -> None:
              "We introduce DeTPP (Detection-based Temporal Point Processes)."})
     labels = {c.pref_label for c in scheme.concepts.values()}
     assert {"zero-shot Chinese character recognition", "global economic prospects",
-            "hidden Markov models", "marked temporal point processes"} <= labels, labels
+            "hidden Markov models", "marked temporal point processes",
+            "outlier synthesis"} <= labels, labels

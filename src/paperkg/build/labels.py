@@ -248,6 +248,9 @@ def _word_case(word: str, names: NameEvidence | None, papers: list[str],
     spelled = names.word_spelling(word, papers, beside) if names is not None else None
     if spelled is not None and not (shouted and alone and spelled != spelled.lower()):
         return spelled  # a shouted name alone keeps its capitals: "CURVALID" (below)
+    if spelled is None and names is not None and word.isalpha() and _lower_in_other_number(
+            word, names, papers):
+        return word.lower()  # a title's "Outlier Synthesis" where the abstract says "outliers"
     if shouted and (alone or len(parts) == 1):
         # "INSTRUCTION-FOLLOWING", "OVERFITTING"; a title's name alone: "WISDOM-7B"
         return word.lower() if _shouted_words(word) else word
@@ -257,6 +260,16 @@ def _word_case(word: str, names: NameEvidence | None, papers: list[str],
         # "Hessian-free", "LLM-based"; in a shouted phrase "Lyapunov-stable"
         return "-".join(_part_case(p, names, papers, shouting) for p in parts)
     return word if is_acronym(word) or _looks_like_name(word) else word.lower()
+
+
+def _lower_in_other_number(word: str, names: NameEvidence, papers: list[str]) -> bool:
+    """Whether the papers write the word's plural (or, for a plural, its singular) in lower
+    case where no sentence starts: no evidence for the word itself, but a common noun's."""
+    other = singular(word) if word.lower().endswith("s") else f"{word}s"
+    if other.lower() == word.lower():
+        return False
+    spelled = names.word_spelling(other, papers)
+    return spelled is not None and spelled == spelled.lower()
 
 
 def _part_case(part: str, names: NameEvidence | None, papers: list[str],
