@@ -677,12 +677,12 @@ def test_a_labels_capitals_run_from_its_first_word() -> None:
         "c": ["Hidden Markov Models"], "d": ["Marked Temporal Point Processes"],
         "e": ["Outlier Synthesis"],
     }, {"a": "Existing zero-shot character recognition methods fail on rare characters.",
-        "e": "We sample virtual outliers for detection.",
         "b": "Over the next years. Global Economic Prospects 2007 analyzes the global "
              "economy and economic growth.",
         "c": "We fit hidden Markov models to speech.",
         "d": "Methods such as Marked Temporal Point Processes (MTPP) rely on marked events. "
-             "We introduce DeTPP (Detection-based Temporal Point Processes)."})
+             "We introduce DeTPP (Detection-based Temporal Point Processes).",
+        "e": "We sample virtual outliers for detection."})
     labels = {c.pref_label for c in scheme.concepts.values()}
     assert {"zero-shot Chinese character recognition", "global economic prospects",
             "hidden Markov models", "marked temporal point processes",

@@ -31,10 +31,8 @@ from paperkg.lexicon import (
 from paperkg.lexicon import pos as word_pos
 
 __all__ = ["ADJ_SUFFIX", "DETERMINERS", "HYPHEN_ADJ", "VERBS_AFTER_TO", "bare_short_acronym",
-           "counts_something",
-           "idiom_object", "is_word", "modifies_next", "named_as_example", "noun_like_end",
-           "only_modifies", "possessor", "runs",
-           "valid_single", "valid_span"]
+           "counts_something", "idiom_object", "is_word", "modifies_next", "named_as_example",
+           "noun_like_end", "only_modifies", "possessor", "runs", "valid_single", "valid_span"]
 
 #: Noun/verb homographs that are verbs after "to" ("used to train Megatron-Turing NLG"), counted in
 #: the ICLR 2025 abstracts by `bench/build_verbs.py`.

@@ -135,7 +135,6 @@ class NameEvidence:
             return word.lower()
         return max(capital, key=lambda w: (capital[w], w))
 
-
     def capitalised_alone(self, word: str, papers: Iterable[str]) -> bool:
         """Whether the papers write `word` with its capitals where no sentence starts,
         no definition follows and no Title Case word stands beside it, at least as often
