@@ -687,3 +687,22 @@ def test_a_labels_capitals_run_from_its_first_word() -> None:
     assert {"zero-shot Chinese character recognition", "global economic prospects",
             "hidden Markov models", "marked temporal point processes",
             "outlier synthesis"} <= labels, labels
+
+
+def test_an_undefined_short_form_is_a_use_of_the_phrase_it_abbreviates() -> None:
+    """ICLR 2025 h71cSd2loX and d465apqCqc name "Direct Preference Optimization" and
+    "Low-Rank Adaptation" in their titles and then write "DPO" and "LoRA" without defining
+    them: both became concepts of the paper, one idea in two places. Three capitals or
+    more that are the initials of one candidate count as its uses; two ("RL") do not."""
+    known = KnownTerms({"DPO", "dpo", "LoRA", "lora", "RL", "rl"})
+    dpo = {c.text: c.count for c in candidates(clean_text(
+        "On Extending Direct Preference Optimization to Accommodate Ties. We derive two "
+        "DPO variants, unlike DPO."), known=known)}
+    assert "DPO" not in dpo and dpo["Direct Preference Optimization"] == 2, dpo
+    lora = {c.text for c in candidates(clean_text(
+        "Bias-Alleviating Low-Rank Adaptation. LoRA is popular."), known=known)}
+    assert "LoRA" not in lora and "Low-Rank Adaptation" in lora, lora
+    rl = {c.text for c in candidates(clean_text(
+        "Contrastive Representation Learning for Offline RL. We train RL agents with RL."),
+        known=known)}
+    assert "RL" in rl, rl

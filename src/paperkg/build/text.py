@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Collection, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from paperkg.build.grammar import (
@@ -207,7 +207,7 @@ def candidates(
                      and is_verb_ing(key.split(" ", 1)[0]))
            for key, (pos, count, form) in seen.items()
            if " " in key or not only_modifies(toks, form)]
-    return _fold_abbreviations(out, abbreviations(text), text)
+    return _fold_initials(_fold_abbreviations(out, abbreviations(text), text))
 
 
 def _fold_abbreviations(
@@ -228,6 +228,35 @@ def _fold_abbreviations(
         out = [c for c in out if c.text.lower() != a.long.lower()]
         out.append(Candidate(a.long, pos, count, defined=True))
     return sorted(out, key=lambda c: c.position)
+
+
+def _fold_initials(cands: list[Candidate]) -> list[Candidate]:
+    """An undefined short form of three capitals or more whose capitals are the initials of
+    exactly one candidate of the same text ("DPO" beside a title's "Direct Preference
+    Optimization", "LoRA" beside "Low-Rank Adaptation") is that candidate's use: the two
+    would fill two of the paper's best places with one idea. Two letters ("RL", "LM")
+    name too many things to guess."""
+    shorts = {c.text: "".join(ch for ch in c.text.removesuffix("s") if ch.isupper()).lower()
+              for c in cands if c.text.isalpha() and is_acronym(c.text) and not c.defined}
+    shorts = {short: caps for short, caps in shorts.items() if len(caps) >= 3}
+    if not shorts:
+        return cands
+    by_initials: dict[str, list[Candidate]] = {}
+    for c in cands:
+        words = _WORD_PARTS.split(c.text)
+        if len(words) >= 3:
+            by_initials.setdefault("".join(w[:1] for w in words).lower(), []).append(c)
+    out = {c.text: c for c in cands}
+    for short, caps in shorts.items():
+        longs = by_initials.get(caps, [])
+        if len(longs) == 1 and short in out and longs[0].text in out:
+            long_c, short_c = out.pop(longs[0].text), out.pop(short)
+            out[long_c.text] = replace(long_c, count=long_c.count + short_c.count,
+                                       position=min(long_c.position, short_c.position))
+    return sorted(out.values(), key=lambda c: c.position)
+
+
+_WORD_PARTS = re.compile(r"[\s-]+")
 
 
 def _known_spans(toks: list[str], known: KnownTerms, max_words: int) -> Iterator[
