@@ -702,6 +702,11 @@ def test_an_undefined_short_form_is_a_use_of_the_phrase_it_abbreviates() -> None
     lora = {c.text for c in candidates(clean_text(
         "Bias-Alleviating Low-Rank Adaptation. LoRA is popular."), known=known)}
     assert "LoRA" not in lora and "Low-Rank Adaptation" in lora, lora
+    # one phrase in two spellings (ICLR 2025 wCXAlfvCy6) is still one phrase
+    vlm = {c.text: c.count for c in candidates(clean_text(
+        "Scaling Visual Language Models. We build visual-language models. Existing VLMs "
+        "fail."), known=KnownTerms({"VLMs", "vlms"}))}
+    assert "VLMs" not in vlm and vlm["Visual Language Models"] == 2, vlm
     rl = {c.text for c in candidates(clean_text(
         "Contrastive Representation Learning for Offline RL. We train RL agents with RL."),
         known=known)}

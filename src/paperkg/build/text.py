@@ -232,10 +232,11 @@ def _fold_abbreviations(
 
 def _fold_initials(cands: list[Candidate]) -> list[Candidate]:
     """An undefined short form of three capitals or more whose capitals are the initials of
-    exactly one candidate of the same text ("DPO" beside a title's "Direct Preference
-    Optimization", "LoRA" beside "Low-Rank Adaptation") is that candidate's use: the two
-    would fill two of the paper's best places with one idea. Two letters ("RL", "LM")
-    name too many things to guess."""
+    one phrase of the same text ("DPO" beside a title's "Direct Preference Optimization",
+    "LoRA" beside "Low-Rank Adaptation", "VLMs" beside "Visual Language Models" and
+    "visual-language models") is a use of it (of its most used spelling): the two would
+    fill two of the paper's best places with one idea. Two letters ("RL", "LM") name too
+    many things to guess."""
     shorts = {c.text: "".join(ch for ch in c.text.removesuffix("s") if ch.isupper()).lower()
               for c in cands if c.text.isalpha() and is_acronym(c.text) and not c.defined}
     shorts = {short: caps for short, caps in shorts.items() if len(caps) >= 3}
@@ -248,9 +249,12 @@ def _fold_initials(cands: list[Candidate]) -> list[Candidate]:
             by_initials.setdefault("".join(w[:1] for w in words).lower(), []).append(c)
     out = {c.text: c for c in cands}
     for short, caps in shorts.items():
-        longs = by_initials.get(caps, [])
-        if len(longs) == 1 and short in out and longs[0].text in out:
-            long_c, short_c = out.pop(longs[0].text), out.pop(short)
+        longs = by_initials.get(caps, [])  # one phrase, however spelled: "visual(-)language"
+        if len({" ".join(_WORD_PARTS.split(c.text.lower())) for c in longs}) != 1:
+            continue
+        long_text = max(longs, key=lambda c: (c.count, -c.position)).text
+        if short in out and long_text in out:
+            long_c, short_c = out.pop(long_text), out.pop(short)
             out[long_c.text] = replace(long_c, count=long_c.count + short_c.count,
                                        position=min(long_c.position, short_c.position))
     return sorted(out.values(), key=lambda c: c.position)
