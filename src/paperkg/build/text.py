@@ -31,7 +31,7 @@ from paperkg.build.grammar import (
 )
 from paperkg.build.ingest import Paper
 from paperkg.build.terms import Abbreviation, abbreviations, term_key
-from paperkg.lexicon import KIND_NOUNS, is_acronym, is_verb_ing
+from paperkg.lexicon import KIND_NOUNS, is_acronym, is_verb_ing, singular
 from paperkg.repair import repair_text, strip_boilerplate, strip_citations
 
 __all__ = ["Candidate", "KnownTerms", "candidates", "clean_text", "code_links", "document_text",
@@ -230,6 +230,9 @@ def _fold_abbreviations(
     return sorted(out, key=lambda c: c.position)
 
 
+_WORD_PARTS = re.compile(r"[\s-]+")
+
+
 def _fold_initials(cands: list[Candidate]) -> list[Candidate]:
     """An undefined short form of three capitals or more whose capitals are the initials of
     one phrase of the same text ("DPO" beside a title's "Direct Preference Optimization",
@@ -237,30 +240,26 @@ def _fold_initials(cands: list[Candidate]) -> list[Candidate]:
     "visual-language models") is a use of it (of its most used spelling): the two would
     fill two of the paper's best places with one idea. Two letters ("RL", "LM") name too
     many things to guess."""
-    shorts = {c.text: "".join(ch for ch in c.text.removesuffix("s") if ch.isupper()).lower()
-              for c in cands if c.text.isalpha() and is_acronym(c.text) and not c.defined}
-    shorts = {short: caps for short, caps in shorts.items() if len(caps) >= 3}
+    shorts = {c.text: caps for c in cands
+              if c.text.isalpha() and is_acronym(c.text) and not c.defined
+              and len(caps := "".join(ch for ch in c.text if ch.isupper()).lower()) >= 3}
     if not shorts:
         return cands
-    by_initials: dict[str, list[Candidate]] = {}
+    by_initials: dict[str, list[tuple[Candidate, str]]] = {}
     for c in cands:
-        words = _WORD_PARTS.split(c.text)
+        words = _WORD_PARTS.split(c.text.lower())
         if len(words) >= 3:
-            by_initials.setdefault("".join(w[:1] for w in words).lower(), []).append(c)
+            by_initials.setdefault("".join(w[:1] for w in words), []).append((c, " ".join(words)))
     out = {c.text: c for c in cands}
     for short, caps in shorts.items():
         longs = by_initials.get(caps, [])  # one phrase, however spelled: "visual(-)language"
-        if len({" ".join(_WORD_PARTS.split(c.text.lower())) for c in longs}) != 1:
+        if len({spelled for _, spelled in longs}) != 1:
             continue
-        long_text = max(longs, key=lambda c: (c.count, -c.position)).text
-        if short in out and long_text in out:
-            long_c, short_c = out.pop(long_text), out.pop(short)
-            out[long_c.text] = replace(long_c, count=long_c.count + short_c.count,
-                                       position=min(long_c.position, short_c.position))
+        long_text = max((c for c, _ in longs), key=lambda c: (c.count, -c.position)).text
+        long_c, short_c = out.pop(long_text), out.pop(short)
+        out[long_text] = replace(long_c, count=long_c.count + short_c.count,
+                                 position=min(long_c.position, short_c.position))
     return sorted(out.values(), key=lambda c: c.position)
-
-
-_WORD_PARTS = re.compile(r"[\s-]+")
 
 
 def _known_spans(toks: list[str], known: KnownTerms, max_words: int) -> Iterator[
@@ -283,11 +282,6 @@ def _known_spans(toks: list[str], known: KnownTerms, max_words: int) -> Iterator
                 yield i, phrase
             if owner is not None:
                 break
-
-
-# a kind noun in its singular and plural forms ("technique", "techniques", "strategies")
-_KIND_FORMS = frozenset(f for n in KIND_NOUNS for f in (
-    n, n + "s", n + "es", n[:-1] + "ies" if n.endswith("y") else n))
 
 
 def _valid_tails(toks: list[str], max_words: int, known: KnownTerms | None,
@@ -315,7 +309,7 @@ def _valid_tails(toks: list[str], max_words: int, known: KnownTerms | None,
         while end and not noun_like_end(run[end - 1]):
             end -= 1
         if inner is not None and end > 1:  # not before a kind noun: "transformer | models"
-            inner.update(range(start, start + end - 1 - (run[end - 1].lower() in _KIND_FORMS)))
+            inner.update(range(start, start + end - 1 - (singular(run[end - 1]) in KIND_NOUNS)))
         # "deterministic Pareto | optimal policies": the run is a modifier there
         longest = end < len(run) or joined or not modifies_next(toks, after)
         last = end - 1 if joined and end == len(run) else end  # no tail of the verb alone
