@@ -192,6 +192,13 @@ def test_text_repair_splits_glued_sentences_and_words_but_not_names() -> None:
     assert "Meta-representation" in phrases
     assert clean_text("H uman impacts grow.") == "Human impacts grow."  # a drop capital
     assert clean_text("A new method.") == "A new method."
+    # a function word glued to the next where a scrape dropped markup's spaces (ICLR 2025
+    # uhaLuZcCjH: "termed thefunctional homotopymethod"); words that only start so stay
+    assert clean_text("termed thefunctional homotopy, anddiversity ofstatistical tests") == (
+        "termed the functional homotopy, and diversity of statistical tests")
+    for word in ("towards", "forward", "together", "theorem", "therefore", "offline",
+                 "tokens", "forgetting", "android"):
+        assert clean_text(f"moving {word} now") == f"moving {word} now", word
 
 
 def test_a_backronyms_words_are_spelled_as_words() -> None:
@@ -445,7 +452,8 @@ def test_title_capitals_take_the_abstracts_spelling() -> None:
     nobody writes mid-sentence is a name only if it is not built as an adjective."""
     scheme = _scheme({
         "a": ["TURING-HOPF BIFURCATION", "DIFFUSIVE PREDATOR-PREY MODEL", "CIFAR"],
-        "b": ["Spatiotemporal Dynamics", "Intertidal mussels", "Pangea", "Parametric Bottleneck"],
+        "b": ["Spatiotemporal Dynamics", "Intertidal mussels", "Pangea", "Parametric Bottleneck",
+              "One-Step Unpaired Image Translation"],  # ICLR 2025 1YTF7Try7H's title
         "c": ["Fine-tuning", "Optimizers", "3D Face Reconstruction"],
     }, {"a": "We derive the normal forms of the Turing-Hopf bifurcation. Then, we consider a "
              "diffusive predator-prey model with weak Allee effect, and CIFAR.",
@@ -459,7 +467,8 @@ def test_title_capitals_take_the_abstracts_spelling() -> None:
     labels = {c.pref_label for c in scheme.concepts.values()}
     assert {"Turing-Hopf bifurcation", "diffusive predator-prey model", "CIFAR",
             "spatiotemporal dynamics", "intertidal mussels", "Pangea", "fine-tuning",
-            "optimizers", "3D face reconstruction", "parametric bottleneck"} <= labels, labels
+            "optimizers", "3D face reconstruction", "parametric bottleneck",
+            "one-step unpaired image translation"} <= labels, labels
 
 
 def test_title_case_in_hyphens_definitions_and_shouted_phrases() -> None:
@@ -687,6 +696,22 @@ def test_a_labels_capitals_run_from_its_first_word() -> None:
     assert {"zero-shot Chinese character recognition", "global economic prospects",
             "hidden Markov models", "marked temporal point processes",
             "outlier synthesis"} <= labels, labels
+
+
+def test_a_longer_names_capitals_do_not_case_the_phrases_inside_it() -> None:
+    """ICLR 2025 U42IGDU3q5: "Composed Image Retrieval Query Relevance Score (CIRQRS)"
+    capitalised "Composed Image Retrieval" and "Image Retrieval" by convention, and that use
+    made both names of their own ("Image Retrieval" as a label). A use among other
+    Title Case words is the longer name's, no evidence for the phrase inside it; a
+    phrase written with its capitals on its own stays a name."""
+    scheme = _scheme({"a": ["Composed Image Retrieval", "Image Retrieval"],
+                      "b": ["Dynamic Prompt Corruption"]}, {
+        "a": "Composed Image Retrieval (CIR) retrieves relevant images for a reference image. "
+             "We introduce Composed Image Retrieval Query Relevance Score (CIRQRS), a metric.",
+        "b": "Here we propose Dynamic Prompt Corruption, and Dynamic Prompt Corruption helps."})
+    labels = {c.pref_label for c in scheme.concepts.values()}
+    assert {"composed image retrieval", "image retrieval",
+            "Dynamic Prompt Corruption"} <= labels, labels
 
 
 def test_an_undefined_short_form_is_a_use_of_the_phrase_it_abbreviates() -> None:

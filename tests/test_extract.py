@@ -12,8 +12,14 @@ import pytest
 
 from paperkg.build.asides import NO_ASIDES, Asides
 from paperkg.build.embed import CachedEmbedder, MiniLMEmbedder
-from paperkg.build.extract import ExtractSettings, extract_concepts
-from paperkg.build.ingest import read_papers
+from paperkg.build.extract import (
+    FEATURES,
+    CorpusShare,
+    ExtractSettings,
+    candidate_features,
+    extract_concepts,
+)
+from paperkg.build.ingest import Paper, read_papers
 from paperkg.build.select import mmr, nested_pairs
 from paperkg.build.terms import term_key
 from paperkg.build.text import candidates, clean_text, document_text, tokens
@@ -48,6 +54,21 @@ def test_latex_is_stripped_before_candidates() -> None:
     phrases = _phrases(LATEX_ABSTRACT)
     assert "contextual bandits" in phrases and "regret bound" in phrases
     assert not any(w in p for p in phrases for w in ("sqrt", "log", "mathcal"))
+
+
+def test_a_symbol_hyphenated_to_a_word_stays_in_its_name() -> None:
+    """413 uses in ICLR 2025's abstracts: "$k$-means", "$Q$-learning", "$n$-gram",
+    "$\\epsilon$-stationary" lost their symbol with the math, leaving "means" (no concept)
+    or "adic limit" (arXiv 0704.0013's "$p$-adic limit"). And "clustering" after "k-means"
+    was read as a verb after a plural ("objectives form"): "k-means" is no plural. Math
+    that is not one symbol still goes."""
+    phrases = _phrases("We run $k$-means clustering, $Q$-learning with $n$-grams and the "
+                       "$p$-adic limit under $\\varepsilon$-differential privacy, at cost "
+                       "$O(n)$-time.")
+    assert {"k-means clustering", "q-learning", "n-grams", "p-adic limit",
+            "ε-differential privacy"} <= phrases, phrases
+    assert not {"adic limit", "time"} & phrases, phrases
+    assert "objectives form" not in _phrases("The objectives form a set.")
 
 
 @pytest.fixture(scope="module")
@@ -706,3 +727,19 @@ def test_the_code_fingerprint_follows_the_code_not_its_comments(
     assert fingerprint('"""Doc."""\n\ndef f(x):\n    "not a docstring" + ""\n    return x + 1\n'
                        ) != base
     forget_code()
+
+
+def test_a_title_names_a_term_before_its_colon_or_question_mark() -> None:
+    """ICLR 2025 9Qptgv0Eyw, SHeVc7efFz, Cnwz9jONi5: "in the title" looked for " term " in
+    the title's text, so the name before a title's colon ("PtychoFormer: A …") or a
+    phrase before its question mark ("… the Wrong Tree?") was not in it, and ranked and
+    passed for an aside as a term the abstract names once."""
+    title = "PtychoFormer: A Transformer-based Model for Phase Retrieval, or the Wrong Tree?"
+    paper = Paper("p", "We present PtychoFormer for phase retrieval in ptychography.", "p",
+                  "test", title=title)
+    doc = document_text(paper)
+    cs = candidates(doc)
+    x = candidate_features(paper, doc, cs, np.zeros(len(cs)), None, CorpusShare([cs]))
+    titled = {c.text for c, v in zip(cs, x[:, FEATURES.index("in_title")], strict=True) if v}
+    assert {"PtychoFormer", "Phase Retrieval", "Wrong Tree"} <= titled, titled
+    assert "ptychography" not in titled

@@ -251,7 +251,7 @@ def is_shouted(words: list[str]) -> bool:
 
 _INVARIANT_S = (
     "ss", "us", "is", "ics", "ous", "ness", "ias", "sis", "xis", "sus", "ys", "series",
-    "species",
+    "species", "-means",  # "k-means clustering", "fuzzy c-means": one method
 )
 _IRREGULAR = {"indices": "index", "matrices": "matrix", "vertices": "vertex", "data": "data",
               "analyses": "analysis", "hypotheses": "hypothesis", "criteria": "criterion",

@@ -75,6 +75,9 @@ _SPACED_MODIFIER = re.compile(
     r"(?=([A-Za-z][\w-]*))")
 # "Hierar-\nchical", "approxima-\ntions", "en-\nables": a word a PDF broke at a line end;
 # joined only when the whole is a word ("self-\ndebugging", "real-\nworld" stay).
+# "termed thefunctional homotopy", "anddiversity", "ofstatistical": a function word glued
+# to the next word where a scrape dropped the space around markup (\\emph{…})
+_GLUED_FUNCTION = re.compile(r"\b(the|and|of|with|for|to)([a-z]{4,})\b")
 _LINE_HYPHEN = re.compile(r"\b([A-Za-z]+)-[ \t]*\r?\n\s*([a-z]+)\b")
 
 # "Clebsch--Gordan", "Navier–Stokes", "primal–dual": an en dash (or TeX's "--") joining
@@ -190,6 +193,15 @@ def _line_join(m: re.Match[str]) -> str:
     return whole if is_common_word(whole.lower()) else f"{m[1]}-{m[2]}"
 
 
+def _function_seam(m: re.Match[str]) -> str:
+    """"the functional" for "thefunctional": only where the whole is no word the lexicon
+    knows ("towards", "forward", "together", "theorem" stay) and the rest is one."""
+    whole = m[0]
+    if whole in FUNCTION_WORDS or is_common_word(whole) or not is_common_word(m[2]):
+        return whole
+    return f"{m[1]} {m[2]}"
+
+
 def _dash(m: re.Match[str]) -> str:
     """A hyphen for the dash between names, or between words unless it is a dash of
     prose, written without spaces: "topics–those elicit", "space–generates"."""
@@ -223,6 +235,7 @@ def repair_text(text: str) -> str:
         text = _NAME_DASH.sub(_dash, text)
     if _NUMBER_CLUE.search(text):
         text = _NUMBER_SEAM.sub(" ", text)
+    text = _GLUED_FUNCTION.sub(_function_seam, text)
 
     def seam(m: re.Match[str]) -> str:
         left, right = m.group(1), m.group(2)

@@ -207,7 +207,8 @@ def candidate_features(
 ) -> np.ndarray:
     """The feature matrix (one row per candidate, columns as in FEATURES)."""
     n_tokens = max(len(tokens(doc)), 1)
-    title = f" {clean_text(paper.title).lower()} " if paper.title else ""
+    # tokens, so that a name before a colon or a question mark is in it ("PtychoFormer: …")
+    title = f" {' '.join(tokens(clean_text(paper.title))).lower()} " if paper.title else ""
     keys = [term_key(c.text) for c in cs]
     own_kw = keyword_keys(paper) if prior else frozenset()
     own_cands = frozenset(keys) if own_kw else frozenset()

@@ -21,6 +21,7 @@ from paperkg.build.grammar import ADJ_SUFFIX, HYPHEN_ADJ
 from paperkg.build.ingest import Paper
 from paperkg.build.text import clean_text
 from paperkg.lexicon import (
+    FUNCTION_WORDS,
     WORD_PREFIXES,
     is_acronym,
     is_common_word,
@@ -36,6 +37,7 @@ __all__ = ["CleanAbstracts", "NameEvidence", "preferred_label", "prose_case"]
 _SENTENCE_END = re.compile(r"[.!?:;]\s*$|(?:^|[\s(])(?:[ivx]{1,4}|\d{1,2}|[a-z])\)\s*$")
 _PAREN = re.compile(r"\s*\(")
 _NOUN_SUFFIX = re.compile(r"(?:izer|iser|ization|isation|ness|ity|ment|ism)s?$")
+_NEGATED = re.compile(r"(?:un|non)(?=[a-z]{4})")
 _WORD_BEFORE = re.compile(r"([\w'-]+)[ \t]+$")
 _WORD_AFTER = re.compile(r"[ \t]+([\w'-]+)")
 # adjectives made of names that English also writes in lower case: their capitals count
@@ -88,8 +90,9 @@ class NameEvidence:
     def is_name(self, form: str, papers: Iterable[str]) -> bool:
         capital = lower = 0
         for text, i, j in self._occurrences(form, papers, hyphen_ends=False):
-            if _PAREN.match(text, j):
-                continue  # a definition ("Decision Trees (DTs)") is capitalised by convention
+            if _PAREN.match(text, j) or _in_other_name(text, i, j, ()):
+                continue  # a definition ("Decision Trees (DTs)") is capitalised by convention,
+                # a longer name's words by that name ("Composed Image Retrieval")
             if text[i:j] == form:
                 capital += 1
             else:
@@ -153,10 +156,11 @@ class NameEvidence:
 def _in_other_name(text: str, i: int, j: int, beside: Collection[str],
                    acronyms: bool = False) -> bool:
     """Whether text[i:j] stands among Title Case words (`acronyms`: or acronyms,
-    "Subgraph GNNs") none of which is in `beside`."""
+    "Subgraph GNNs") none of which is in `beside`; a sentence's first "The" is none."""
     around = [m.group(1) for m in (_WORD_BEFORE.search(text, max(0, i - 40), i),
                                    _WORD_AFTER.match(text, j)) if m]
-    titled = [w for w in around if w[:1].isupper() and (acronyms or not is_acronym(w))]
+    titled = [w for w in around if w[:1].isupper() and w.lower() not in FUNCTION_WORDS
+              and (acronyms or not is_acronym(w))]
     return bool(titled) and not any(w.lower() in beside for w in around)
 
 
@@ -177,11 +181,12 @@ def _shouted_words(word: str) -> bool:
 def _looks_like_name(word: str) -> bool:
     """A capitalised word nobody writes mid-sentence (a title word) is a name unless
     English knows it (or, hyphenated, a part of it) or it is built as an adjective, a
-    common noun or a verb's -ing form ("Spatiotemporal", "Intertidal", "Parametric",
-    "Optimizers", "Denoising")."""
+    common noun or a verb's -ing form, or an English word negated ("Spatiotemporal",
+    "Intertidal", "Parametric", "Optimizers", "Denoising", "Unpaired", "Nonconvex")."""
     low = word.lower()
     if low.isalpha() and (ADJ_SUFFIX.search(low) or low.endswith("ic")
-                          or _NOUN_SUFFIX.search(low) or is_verb_ing(low)):
+                          or _NOUN_SUFFIX.search(low) or is_verb_ing(low)
+                          or _NEGATED.match(low) and is_common_word(_NEGATED.sub("", low))):
         return False
     return not any(is_common_word(part) for part in word.split("-") if part)
 
