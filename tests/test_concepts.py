@@ -196,8 +196,10 @@ def test_text_repair_splits_glued_sentences_and_words_but_not_names() -> None:
     # uhaLuZcCjH: "termed thefunctional homotopymethod"); words that only start so stay
     assert clean_text("termed thefunctional homotopy, anddiversity ofstatistical tests") == (
         "termed the functional homotopy, and diversity of statistical tests")
+    assert clean_text("physical implementationsof tasksthat need a formulathat works") == (
+        "physical implementations of tasks that need a formula that works")
     for word in ("towards", "forward", "together", "theorem", "therefore", "offline",
-                 "tokens", "forgetting", "android"):
+                 "tokens", "forgetting", "android", "breathe", "thereof", "fortune"):
         assert clean_text(f"moving {word} now") == f"moving {word} now", word
 
 

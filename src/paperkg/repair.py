@@ -75,9 +75,12 @@ _SPACED_MODIFIER = re.compile(
     r"(?=([A-Za-z][\w-]*))")
 # "Hierar-\nchical", "approxima-\ntions", "en-\nables": a word a PDF broke at a line end;
 # joined only when the whole is a word ("self-\ndebugging", "real-\nworld" stay).
-# "termed thefunctional homotopy", "anddiversity", "ofstatistical": a function word glued
-# to the next word where a scrape dropped the space around markup (\\emph{…})
-_GLUED_FUNCTION = re.compile(r"\b(the|and|of|with|for|to)([a-z]{4,})\b")
+# "termed thefunctional homotopy", "anddiversity", "implementationsof", "tasksthat": a
+# function word glued to the next or the last word where a scrape dropped the space
+# around markup (\\emph{…}); one group is the function word, the other the word
+_GLUED_FUNCTION = re.compile(r"\b(?:(the|and|of|with|for|to)([a-z]{4,})|([a-z]{4,}?)"
+                             r"(of|that|the|and|for|with))\b")
+_GLUED_AFTER = re.compile(r"([a-z]{4,}?)(of|that|the|and|for|with)")
 _LINE_HYPHEN = re.compile(r"\b([A-Za-z]+)-[ \t]*\r?\n\s*([a-z]+)\b")
 
 # "Clebsch--Gordan", "Navier–Stokes", "primal–dual": an en dash (or TeX's "--") joining
@@ -194,12 +197,16 @@ def _line_join(m: re.Match[str]) -> str:
 
 
 def _function_seam(m: re.Match[str]) -> str:
-    """"the functional" for "thefunctional": only where the whole is no word the lexicon
-    knows ("towards", "forward", "together", "theorem" stay) and the rest is one."""
+    """"the functional" for "thefunctional", "tasks that" for "tasksthat": only where the
+    whole is no word the lexicon knows ("towards", "forward", "theorem", "breathe" stay)
+    and the rest is one."""
     whole = m[0]
-    if whole in FUNCTION_WORDS or is_common_word(whole) or not is_common_word(m[2]):
+    if whole in FUNCTION_WORDS or is_common_word(whole):
         return whole
-    return f"{m[1]} {m[2]}"
+    if m[1] and is_common_word(m[2]):
+        return f"{m[1]} {m[2]}"
+    after = _GLUED_AFTER.fullmatch(whole)  # "formulathat" starts like "for" too
+    return f"{after[1]} {after[2]}" if after and is_common_word(after[1]) else whole
 
 
 def _dash(m: re.Match[str]) -> str:
