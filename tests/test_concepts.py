@@ -395,6 +395,13 @@ def test_a_verb_after_to_starts_no_concept() -> None:
     for kept in ("species richness", "Megatron-Turing NLG", "model selection",
                  "image classification", "suicide prevention"):
         assert kept in phrases, kept
+    # after "how to" any verb is one (S2 71c076b4's title); "matters" is the verb, "matter"
+    # the noun (OpenAlex W1934649023 "Governance Matters", ICLR 2025 oeP6OL7ouB)
+    phrases = {c.text for c in candidates(clean_text(
+        "How to fool radiologists with GANs? Governance Matters. Opacity Matters in "
+        "Material Modeling. Dark matter and soft matter physics."))}
+    assert not {"fool radiologists", "Governance Matters", "Opacity Matters"} & phrases, phrases
+    assert {"radiologists", "Dark matter", "soft matter physics"} <= phrases, phrases
 
 
 def test_packaged_prior_keeps_specific_single_words_only() -> None:

@@ -300,11 +300,11 @@ lead lie limit need outline overlook pose possess raise receive recognize regard
 report result satisfy select share signify struggle study support adopt apply aim attempt
 benefit build combine design help measure use yield optimize degrade interfere adjust call dub
 seek name term ignore handle fine-tune consist attract construct accord arise belong comprise
-contribute encompass occur originate pertain reside resemble underpin go
+contribute encompass occur originate pertain reside resemble underpin go matter
 """.split()
 _AMBIGUOUS_BASE = frozenset("""
 attempt benefit build combine design focus help lack limit measure need result share study
-support use yield report hold lead aim apply name term go
+support use yield report hold lead aim apply name term go matter
 """.split())
 
 _IRREGULAR_VERB_FORMS = frozenset("""

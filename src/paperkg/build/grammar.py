@@ -239,8 +239,10 @@ def _splits(toks: list[str], idx: int, run: list[str]) -> bool:
     if prev in ("that", "who") and low.endswith("s") and not low.endswith(
             ("ss", "us", "is")) and "VERB" in word_pos(low):
         return True  # "a framework that fuses online variational inference"
-    if low in _verbs_after_to() and _after_to(toks, idx):
-        return True  # "used to train Megatron-Turing NLG", "to accurately estimate species"
+    if low in _verbs_after_to() and _after_to(toks, idx) or (
+            prev == "to" and idx > 1 and toks[idx - 2].lower() in {"how", "what"}
+            and "VERB" in word_pos(low)):
+        return True  # "used to train Megatron-Turing NLG", "How to fool radiologists"
     if run and low == "near":
         return True  # "a model near Turing-Hopf bifurcation"; "near OOD detection" stays
     return bool(run) and _verb_after_plural(run[-1], low) or (
