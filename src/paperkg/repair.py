@@ -73,14 +73,15 @@ _SPACED_MODIFIER = re.compile(
     r"\b([A-Za-z][A-Za-z0-9]+) (optimal|efficient|agnostic|aware|driven|guided|"
     r"oriented|dependent|independent|invariant|equivariant|centric|based) "
     r"(?=([A-Za-z][\w-]*))")
-# "Hierar-\nchical", "approxima-\ntions", "en-\nables": a word a PDF broke at a line end;
-# joined only when the whole is a word ("self-\ndebugging", "real-\nworld" stay).
 # "termed thefunctional homotopy", "anddiversity", "implementationsof", "tasksthat": a
 # function word glued to the next or the last word where a scrape dropped the space
-# around markup (\\emph{…}); one group is the function word, the other the word
-_GLUED_FUNCTION = re.compile(r"\b(?:(the|and|of|with|for|to)([a-z]{4,})|([a-z]{4,}?)"
-                             r"(of|that|the|and|for|with))\b")
+# around markup (\\emph{…})
+_GLUED_FUNCTION = re.compile(r"\b(?:(?:the|and|of|with|for|to)[a-z]{4,}|[a-z]{4,}?"
+                             r"(?:of|that|the|and|for|with))\b")
+_GLUED_BEFORE = re.compile(r"(the|and|of|with|for|to)([a-z]{4,})")
 _GLUED_AFTER = re.compile(r"([a-z]{4,}?)(of|that|the|and|for|with)")
+# "Hierar-\nchical", "approxima-\ntions", "en-\nables": a word a PDF broke at a line end;
+# joined only when the whole is a word ("self-\ndebugging", "real-\nworld" stay).
 _LINE_HYPHEN = re.compile(r"\b([A-Za-z]+)-[ \t]*\r?\n\s*([a-z]+)\b")
 
 # "Clebsch--Gordan", "Navier–Stokes", "primal–dual": an en dash (or TeX's "--") joining
@@ -203,8 +204,9 @@ def _function_seam(m: re.Match[str]) -> str:
     whole = m[0]
     if whole in FUNCTION_WORDS or is_common_word(whole):
         return whole
-    if m[1] and is_common_word(m[2]):
-        return f"{m[1]} {m[2]}"
+    before = _GLUED_BEFORE.fullmatch(whole)
+    if before and is_common_word(before[2]):
+        return f"{before[1]} {before[2]}"
     after = _GLUED_AFTER.fullmatch(whole)  # "formulathat" starts like "for" too
     return f"{after[1]} {after[2]}" if after and is_common_word(after[1]) else whole
 

@@ -178,6 +178,12 @@ def _shouted_words(word: str) -> bool:
         p.isalpha() and (is_common_word(p) or p.lower() in WORD_PREFIXES) for p in parts)
 
 
+def _negated_word(low: str) -> bool:
+    """"unpaired", "nonconvex": un- or non- before an English word."""
+    m = _NEGATED.match(low)
+    return m is not None and is_common_word(low[m.end():])
+
+
 def _looks_like_name(word: str) -> bool:
     """A capitalised word nobody writes mid-sentence (a title word) is a name unless
     English knows it (or, hyphenated, a part of it) or it is built as an adjective, a
@@ -186,7 +192,7 @@ def _looks_like_name(word: str) -> bool:
     low = word.lower()
     if low.isalpha() and (ADJ_SUFFIX.search(low) or low.endswith("ic")
                           or _NOUN_SUFFIX.search(low) or is_verb_ing(low)
-                          or _NEGATED.match(low) and is_common_word(_NEGATED.sub("", low))):
+                          or _negated_word(low)):
         return False
     return not any(is_common_word(part) for part in word.split("-") if part)
 
