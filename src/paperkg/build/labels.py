@@ -37,7 +37,7 @@ __all__ = ["CleanAbstracts", "NameEvidence", "preferred_label", "prose_case"]
 _SENTENCE_END = re.compile(r"[.!?:;]\s*$|(?:^|[\s(])(?:[ivx]{1,4}|\d{1,2}|[a-z])\)\s*$")
 _PAREN = re.compile(r"\s*\(")
 _NOUN_SUFFIX = re.compile(r"(?:izer|iser|ization|isation|ness|ity|ment|ism)s?$")
-_NEGATED = re.compile(r"(?:un|non)(?=[a-z]{4})")
+_NEGATIONS = ("un", "non")  # "Unpaired", "Nonconvex": English words negated, no names
 _WORD_BEFORE = re.compile(r"([\w'-]+)[ \t]+$")
 _WORD_AFTER = re.compile(r"[ \t]+([\w'-]+)")
 # adjectives made of names that English also writes in lower case: their capitals count
@@ -178,12 +178,6 @@ def _shouted_words(word: str) -> bool:
         p.isalpha() and (is_common_word(p) or p.lower() in WORD_PREFIXES) for p in parts)
 
 
-def _negated_word(low: str) -> bool:
-    """"unpaired", "nonconvex": un- or non- before an English word."""
-    m = _NEGATED.match(low)
-    return m is not None and is_common_word(low[m.end():])
-
-
 def _looks_like_name(word: str) -> bool:
     """A capitalised word nobody writes mid-sentence (a title word) is a name unless
     English knows it (or, hyphenated, a part of it) or it is built as an adjective, a
@@ -192,7 +186,7 @@ def _looks_like_name(word: str) -> bool:
     low = word.lower()
     if low.isalpha() and (ADJ_SUFFIX.search(low) or low.endswith("ic")
                           or _NOUN_SUFFIX.search(low) or is_verb_ing(low)
-                          or _negated_word(low)):
+                          or _prefixed_word(low, _NEGATIONS)):
         return False
     return not any(is_common_word(part) for part in word.split("-") if part)
 
@@ -312,11 +306,12 @@ def _may_be_name(word: str) -> bool:
         and not _prefixed_word(p) for p in parts)
 
 
-def _prefixed_word(word: str) -> bool:
+def _prefixed_word(word: str, prefixes: Collection[str] = WORD_PREFIXES) -> bool:
     """A prefix and an English word: "nonlinear", "subgraph", a derived word, no name
-    (for names written in capitals this guess would be wrong: "Informer", "Autoformer")."""
+    (for names written in capitals this guess would be wrong with every prefix:
+    "Informer", "Autoformer"; with negations only it holds: "Unpaired")."""
     return any(word.startswith(p) and len(word) - len(p) >= 3 and is_common_word(word[len(p):])
-               for p in WORD_PREFIXES)
+               for p in prefixes)
 
 
 def _names_restored(form: str, names: NameEvidence, papers: list[str]) -> str:
