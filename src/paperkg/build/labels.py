@@ -29,6 +29,7 @@ from paperkg.lexicon import (
     is_verb_ing,
     singular,
 )
+from paperkg.memo import WordMemo
 
 __all__ = ["CleanAbstracts", "NameEvidence", "preferred_label", "prose_case"]
 
@@ -295,7 +296,7 @@ def _part_case(part: str, names: NameEvidence | None, papers: list[str],
     return part.lower()
 
 
-def _may_be_name(word: str) -> bool:
+def _may_be_name_now(word: str) -> bool:
     """A lower-case word that may be a name written in a title's lower case ("visual
     turing test", "church-turing thesis"): letters, and a part English does not know that
     is no prefix and not built as an adjective, a derived noun or a prefixed word
@@ -304,6 +305,11 @@ def _may_be_name(word: str) -> bool:
     return bool(parts) and all(p.isalpha() for p in parts) and any(
         len(p) >= 3 and p not in WORD_PREFIXES and _looks_like_name(p)
         and not _prefixed_word(p) for p in parts)
+
+
+# asked of every word of every lower-case label (85k times by an update's scheme): kept
+# from one build to the next (`paperkg.memo`)
+_may_be_name = WordMemo("may_be_name", _may_be_name_now)
 
 
 def _prefixed_word(word: str, prefixes: Collection[str] = WORD_PREFIXES) -> bool:

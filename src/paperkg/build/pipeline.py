@@ -238,14 +238,16 @@ def compute(
 
 def _words_code() -> str:
     """What the remembered word answers (`paperkg.memo`) depend on: the code of the merge
-    key and the lexicon, and lemminflect's version."""
+    key, the lexicon and the label rules, and lemminflect's version."""
     from paperkg.build.fingerprint import source_fingerprint
 
     try:
         lemmas = version("lemminflect")
     except PackageNotFoundError:
         lemmas = "unknown"
-    return f"{source_fingerprint('paperkg.build.terms', 'paperkg.lexicon')}-{lemmas}"
+    code = source_fingerprint("paperkg.build.terms", "paperkg.lexicon",
+                              "paperkg.build.labels", "paperkg.build.grammar")
+    return f"{code}-{lemmas}"
 
 
 def kg_triples(content: Content) -> Iterator[Any]:
