@@ -27,7 +27,6 @@ from __future__ import annotations
 import gzip
 import json
 import zlib
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -52,7 +51,6 @@ __all__ = [
     "TERMS",
     "load_graph",
     "read_manifest",
-    "save_graph",
 ]
 
 #: What `paperkg export` writes into KG_DIR/export/: RDF (by file extension, Oxigraph's
@@ -92,18 +90,9 @@ def read_manifest(path: Path) -> dict[str, Any]:
     return data
 
 
-def save_graph(data: Mapping[str, Any], path: Path) -> None:
-    """Node-link data (`build.graph.node_link`) as JSON, gzipped: loads in about a second
-    for the full corpus. Written in one piece at level 3 by orjson (streamed at level 9 it
-    took 5 s of every `paperkg add`; json.dumps takes 0.3 s, orjson 0.07)."""
-    import orjson
-
-    with gzip.open(path, "wb", compresslevel=3) as fh:
-        fh.write(orjson.dumps(data))
-
-
 def load_graph(path: Path) -> nx.Graph:
-    """The graph saved by `save_graph`; a missing or damaged file is a one-line error."""
+    """The graph written by `build.graph.write_graph` (node-link JSON, gzipped: about a
+    second for the full corpus); a missing or damaged file is a one-line error."""
     import networkx as nx
     import orjson
 

@@ -19,7 +19,7 @@ import numpy as np
 from paperkg.build.canon import ConceptScheme
 from paperkg.build.forked import Forked
 from paperkg.build.gcpause import paused_gc
-from paperkg.build.ingest import Reject
+from paperkg.build.ingest import Paper, Reject
 from paperkg.build.statistics import Epoch, save_epoch, write_results
 from paperkg.build.writer import write_papers_file
 from paperkg.kgdir import (
@@ -32,28 +32,44 @@ from paperkg.kgdir import (
     SCHEME,
     STATISTICS,
     TERMS,
-    save_graph,
 )
 from paperkg.progress import Reporter
 
 if TYPE_CHECKING:
     from paperkg.build.pipeline import Content
 
-__all__ = ["files_beside", "write_files"]
+__all__ = ["files_beside", "write_files", "write_terms"]
 
 
 @paused_gc()
 def write_files(
     target: Path, content: Content, rejects: Sequence[Reject], rep: Reporter,
     statistics_of: Path | None = None, unchanged: Collection[str] | None = None,
+    terms: bool = True,
 ) -> dict[str, int]:
     """Everything of a KG directory but the store and the manifest; returns counts.
 
     `statistics_of`: the KG directory being updated, whose statistics file is
     `content.epoch`'s (linked, not written again); `unchanged`: the ids of its papers
-    whose text is the same (their abstract vectors are copied from it)."""
+    whose text is the same (their abstract vectors are copied from it). `terms=False`:
+    the term counts are written already (`write_terms`)."""
     vectors = _doc_vectors(content, statistics_of, unchanged)
-    return _write(target, content, rejects, rep, statistics_of, unchanged, vectors)
+    return _write(target, content, rejects, rep, statistics_of, unchanged, vectors, terms)
+
+
+def write_terms(target: Path, papers: Sequence[Paper],
+                previous: tuple[Path, Collection[str]] | None = None) -> None:
+    """Each paper's term counts (`lexical.write_term_counts`), in id order as the KG's
+    papers are; `previous`: the KG directory updated and the ids of its papers whose text
+    is unchanged. A build writes them before anything else, while the process is small:
+    their scratch (750k terms, 10M counts: 250 MB at 46k papers) was the peak of a large
+    build when it came last."""
+    from paperkg.lexical import write_term_counts  # scipy: not in an update's main process
+
+    ordered = sorted(papers, key=lambda p: p.id)
+    write_term_counts(target / TERMS, [p.id for p in ordered],
+                      (f"{p.title or ''}. {p.abstract}" for p in ordered),
+                      None if previous is None else (previous[0] / TERMS, previous[1]))
 
 
 def files_beside(target: Path, content: Content, rejects: Sequence[Reject], rep: Reporter,
@@ -72,9 +88,9 @@ def files_beside(target: Path, content: Content, rejects: Sequence[Reject], rep:
 @paused_gc()
 def _write(target: Path, content: Content, rejects: Sequence[Reject], rep: Reporter,
            statistics_of: Path | None, unchanged: Collection[str] | None,
-           vectors: np.ndarray) -> dict[str, int]:
+           vectors: np.ndarray, terms: bool = True) -> dict[str, int]:
     from paperkg.build.delta import save_scheme
-    from paperkg.build.graph import node_link
+    from paperkg.build.graph import write_graph
 
     _write_epoch(target, content.epoch, statistics_of)
     write_results(target / RANKED, content.papers, content.ranked, content.scheme.mentions,
@@ -82,8 +98,7 @@ def _write(target: Path, content: Content, rejects: Sequence[Reject], rep: Repor
     save_scheme(target / SCHEME, content.scheme)
 
     rep.step("writing the NetworkX graph")
-    graph = node_link(content.papers, content.scheme)
-    save_graph(graph, target / GRAPH)
+    nodes, links = write_graph(content.papers, content.scheme, target / GRAPH)
     if rejects:
         _write_rejects(target / REJECTS, rejects)
     _write_merges(target / MERGES, content.scheme)
@@ -92,14 +107,11 @@ def _write(target: Path, content: Content, rejects: Sequence[Reject], rep: Repor
     # every update
     np.savez(target / DOC_VECTORS, ids=np.array([p.id for p in content.papers]),
              vectors=vectors, model=np.array(content.embedder.name))
-    from paperkg.lexical import write_term_counts  # scipy: in the files process only
-
-    before = (statistics_of, unchanged) if statistics_of and unchanged is not None else None
-    write_term_counts(target / TERMS, [p.id for p in content.papers],
-                      (f"{p.title or ''}. {p.abstract}" for p in content.papers),
-                      None if before is None else (before[0] / TERMS, before[1]))
+    if terms:
+        write_terms(target, content.papers, (statistics_of, unchanged)
+                    if statistics_of and unchanged is not None else None)
     write_papers_file(target / PAPERS, content.papers)
-    return {"nx_nodes": len(graph["nodes"]), "nx_edges": len(graph["links"])}
+    return {"nx_nodes": nodes, "nx_edges": links}
 
 
 def _write_epoch(target: Path, epoch: Epoch, statistics_of: Path | None) -> None:

@@ -124,7 +124,7 @@ def build_kg(
     Returns the manifest. Raises IngestError (bad input, nothing written), UsageError or
     BuildError; the KG at `out` (if any) is left as it was on any error.
     """
-    from paperkg.build.kgfiles import write_files
+    from paperkg.build.kgfiles import write_files, write_terms
     from paperkg.build.storewrite import create_store, drop_old_graph
 
     rep = reporter or Reporter()
@@ -137,13 +137,15 @@ def build_kg(
         result = read_inputs(inputs, skip_invalid, rep, settings)
         if not result.papers:
             raise BuildError(_nothing_to_build(inputs, result.rejects))
-        content = compute(result.papers, settings, rep, epoch)
         tmp = out.with_name(f".{out.name}.building-{os.getpid()}")
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()
         try:
+            rep.step("counting the terms of every title and abstract")
+            write_terms(tmp, result.papers)
+            content = compute(result.papers, settings, rep, epoch)
             triples, store = create_store(tmp, content, settings.store, out.name, rep)
-            counts = write_files(tmp, content, result.rejects, rep)
+            counts = write_files(tmp, content, result.rejects, rep, terms=False)
             manifest = make_manifest(content, settings, rep, began, {**counts,
                                      "rejected": len(result.rejects), "triples": triples})
             manifest["inputs"] = [{"path": str(p), "sha256": _sha256(Path(p))} for p in inputs]
