@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import gzip
+from pathlib import Path
+
+import orjson
+
 from paperkg.build.canon import build_scheme, concept_key
-from paperkg.build.graph import build_nx
+from paperkg.build.graph import build_nx, node_link, write_graph
 from paperkg.build.ingest import Paper
+from paperkg.kgdir import load_graph
 from paperkg.read.kg import cooccurrence
 from paperkg.read.walk import neighbourhood
 
@@ -63,3 +69,24 @@ def test_graph_neighbourhood_and_cooccurrence() -> None:
     assert len(two) == 6 and set(one) <= set(two), "nearer nodes are kept first"
     only_concepts = neighbourhood(g, "paper:p1", depth=1, kinds=["concept"])
     assert {d["kind"] for _, d in only_concepts.nodes(data=True)} == {"paper", "concept"}
+
+
+def test_written_graph_is_the_node_link_data(tmp_path: Path) -> None:
+    """The graph file is written a few nodes or links at a time: the same JSON as the
+    node-link data in one piece, batch boundaries included, an author listed twice one
+    edge."""
+    scheme = _scheme()
+    papers = [Paper(id=p, abstract="x " * 10, label=p.upper(), source="t:1",
+                    authors=("Ann Lee", "Bo Chen", "Ann Lee") if p == "p2" else ("Ann Lee",))
+              for p in ("p1", "p2", "p3")]
+    whole = node_link(papers, scheme)
+    for batch in (1, 2, 5000):
+        path = tmp_path / f"graph-{batch}.json.gz"
+        counts = write_graph(papers, scheme, path, batch=batch)
+        with gzip.open(path, "rb") as fh:
+            assert orjson.loads(fh.read()) == whole
+        assert counts == (len(whole["nodes"]), len(whole["links"]))
+    creators = [(e["source"], e["target"]) for e in whole["links"] if e["kind"] == "creator"]
+    assert creators.count(("paper:p2", "author:ann-lee")) == 1
+    g = load_graph(path)
+    assert set(g.edges) == set(build_nx(papers, scheme).edges)

@@ -39,10 +39,11 @@ def node_link(papers: Sequence[Paper], scheme: ConceptScheme) -> dict[str, Any]:
             "links": list(_links(papers, scheme))}
 
 
-def write_graph(papers: Sequence[Paper], scheme: ConceptScheme, path: Path) -> tuple[int, int]:
+def write_graph(papers: Sequence[Paper], scheme: ConceptScheme, path: Path,
+                batch: int = 5000) -> tuple[int, int]:
     """`node_link` written to `path` as `kgdir.load_graph` reads it (the same JSON, gzipped
-    at level 3 by orjson), a few thousand nodes or links at a time: as one dict its 550k
-    links took 265 MB of a 46k-paper build. Returns (nodes, links)."""
+    at level 3 by orjson), `batch` nodes or links at a time: as one dict its 550k links
+    took 265 MB of a 46k-paper build. Returns (nodes, links)."""
     import orjson
 
     counts = []
@@ -52,9 +53,9 @@ def write_graph(papers: Sequence[Paper], scheme: ConceptScheme, path: Path) -> t
                             ("links", _links(papers, scheme))):
             fh.write(b',"' + name.encode() + b'":[')
             n = 0
-            for batch in _batches(items, 5000):
-                fh.write((b"," if n else b"") + orjson.dumps(batch)[1:-1])
-                n += len(batch)
+            for part in _batches(items, batch):
+                fh.write((b"," if n else b"") + orjson.dumps(part)[1:-1])
+                n += len(part)
             fh.write(b"]")
             counts.append(n)
         fh.write(b"}")
