@@ -76,10 +76,11 @@ _SPACED_MODIFIER = re.compile(
 # "termed thefunctional homotopy", "anddiversity", "implementationsof", "tasksthat": a
 # function word glued to the next or the last word where a scrape dropped the space
 # around markup (\\emph{…})
-_GLUED_FUNCTION = re.compile(r"\b(?:(?:the|and|of|with|for|to)[a-z]{4,}|[a-z]{4,}?"
-                             r"(?:of|that|the|and|for|with))\b")
-_GLUED_BEFORE = re.compile(r"(the|and|of|with|for|to)([a-z]{4,})")
-_GLUED_AFTER = re.compile(r"([a-z]{4,}?)(of|that|the|and|for|with)")
+_GLUED_FIRST, _GLUED_LAST = "the|and|of|with|for|to", "of|that|the|and|for|with"
+_GLUED_FUNCTION = re.compile(rf"\b(?:(?:{_GLUED_FIRST})[a-z]{{4,}}|"
+                             rf"[a-z]{{4,}}?(?:{_GLUED_LAST}))\b")
+_GLUED_BEFORE = re.compile(rf"({_GLUED_FIRST})([a-z]{{4,}})")
+_GLUED_AFTER = re.compile(rf"([a-z]{{4,}}?)({_GLUED_LAST})")
 # "Hierar-\nchical", "approxima-\ntions", "en-\nables": a word a PDF broke at a line end;
 # joined only when the whole is a word ("self-\ndebugging", "real-\nworld" stay).
 _LINE_HYPHEN = re.compile(r"\b([A-Za-z]+)-[ \t]*\r?\n\s*([a-z]+)\b")
