@@ -46,6 +46,12 @@ def test_abbreviations_in_real_abstracts() -> None:
         "PPO": "Proximal Policy Optimization"}
     assert _defs("we use language to direct language models (LLMs) here") == {}
     assert _defs("results (p < 0.05) and (see Fig. 2)") == {}
+    # a definition without parentheses; a synonym is no short form
+    assert _defs("Low-rank adaptation, also known as LoRA, tunes few weights.") == {
+        "LoRA": "Low-rank adaptation"}
+    assert _defs("We solve multi-agent path finding, a.k.a. MAPF. MAPF is hard.") == {
+        "MAPF": "multi-agent path finding"}
+    assert _defs("Continual learning, also known as lifelong learning, forgets.") == {}
 
 
 def test_merge_keys_fold_spelling_but_not_meaning() -> None:
@@ -583,13 +589,16 @@ def test_modifiers_and_line_breaks_make_no_fragments() -> None:
     there ("deterministic Pareto | optimal policies"): no use of a concept of its own. A
     hyphenated degree word that only stands before a noun ("long-context") and
     "image-to-video" alone are modifiers. A word a PDF broke at a line end is joined when
-    the whole is a word ("Hierar-\nchical"), not a hyphenated one ("real-\nworld")."""
+    the whole is a word ("Hierar-\nchical"), not a hyphenated one ("real-\nworld"), also
+    where the line end became a space ("mathe- matics", "Chain- of-Thought"); a suspended
+    hyphen ("first- and second-order") and a dash of prose ("beliefs- we") stay."""
     text = clean_text(
         "We find deterministic Pareto optimal policies for model agnostic meta-learning "
         "with high probability excess risk bounds. We find optimal solutions by dynamic "
         "optimal control, highly efficient and based on LLM based agents. Hierar-\nchical "
         "real-\nworld one-shot image-to-video segmentation. A statistical mechanics based "
-        "analysis of long-context large language models with high probability.")
+        "analysis of long-context large language models with high probability. Mathe- "
+        "matics needs Chain- of-Thought prompts, first- and second-order beliefs- we say.")
     phrases = {c.text: c for c in candidates(text)}
     assert {"model-agnostic meta-learning", "high-probability excess risk bounds",
             "LLM-based agents", "real-world one-shot image-to-video segmentation",
@@ -599,7 +608,8 @@ def test_modifiers_and_line_breaks_make_no_fragments() -> None:
     assert phrases["deterministic Pareto"].inside_only and phrases["Pareto"].inside_only
     assert not phrases["statistical mechanics"].inside_only
     for kept in ("Hierarchical real-world", "find optimal solutions", "dynamic optimal control",
-                 "highly efficient and based on", "with high probability."):
+                 "highly efficient and based on", "with high probability.", "Mathematics needs",
+                 "Chain-of-Thought prompts", "first- and second-order beliefs- we"):
         assert kept in text, text
 
 

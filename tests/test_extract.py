@@ -95,7 +95,9 @@ def test_demo_extraction_ranks_real_concepts(minilm: MiniLMEmbedder, tmp_path: P
     assert len(out) == 38
     for paper in papers:
         ranked = out[paper.id]
-        assert len(ranked) >= 5, paper.label
+        # at least the best three and more; the tree-ensemble paper keeps four since its
+        # "(NP-)hardness", named once, is an aside (`asides.lone_word`)
+        assert len(ranked) >= 4, paper.label
         scores = [s for _, s in ranked]
         assert scores == sorted(scores, reverse=True)
         assert all(-1.0 <= s <= 1.0 for s in scores)
@@ -375,13 +377,15 @@ def test_a_term_named_only_as_an_example_or_a_contrast_is_an_aside() -> None:
         "We offer an alternative to gradient-boosted decision trees. We would like to study "
         "model collapse. Unlike diffusion models, we use gradient boosting. Tools such as "
         "code interpreters, and employing chain-of-thought reasoning, help. A task "
-        "reminiscent of multi-task learning is analogous to contextual bandits.")
+        "reminiscent of multi-task learning is analogous to contextual bandits. Inspired by "
+        "contrastive learning, we train without weight decay.")
     example = _examples(text)
     assert {"dropout", "autonomous driving", "robot navigation", "finance",
             "physics-informed neural networks", "gradient-boosted decision trees",
-            "diffusion models", "multi-task learning", "contextual bandits"} <= example, example
+            "diffusion models", "multi-task learning", "contextual bandits",
+            "weight decay"} <= example, example
     assert not {"model collapse", "gradient boosting", "tables", "chain-of-thought reasoning",
-                "chain-of-thought"} & example, example
+                "chain-of-thought", "contrastive learning"} & example, example
     # an aside is named there only: a definition's short form is no second use, a longer
     # phrase or the short form later is
     from paperkg.build.asides import asides
@@ -472,6 +476,60 @@ def test_a_term_of_the_whole_field_named_in_passing_is_no_concept(cache_dir: Pat
         assert {t.lower() for (t, _), k in zip(picks, marks[pid], strict=True) if k} == kept[pid]
 
 
+def test_a_term_named_only_as_one_item_of_a_list_of_three_is_an_aside() -> None:
+    """ICLR 2025 phrasing: the tasks a method was tried on and the domains it serves come
+    as lists in sentences about evaluation ("experiments across A, B, C, and D tasks"); a
+    term named only there is one of several the paper was measured on. Two items, a
+    clause between commas ("the bandit, which is hard, and"), a list outside such a
+    sentence ("the techniques employed are A, B, and C"), a term named again or in the
+    title are not."""
+    from paperkg.build.asides import asides, in_a_list
+
+    title = "Low-rank gradients for code generation"
+    doc = clean_text(
+        f"{title}. We tune LoRA with low-rank gradients. Experiments across language "
+        "understanding, dialogue generation, mathematical reasoning, code generation, and "
+        "image classification tasks show gains, useful for drug discovery, materials "
+        "science or robotics. We study the multi-armed bandit, which is hard, and link "
+        "prediction. We combine diffusion models and transformers. Dialogue generation "
+        "gains most. The techniques employed are pruning, quantization, and knowledge "
+        "distillation.")
+    toks, cs = tokens(doc), candidates(doc)
+    listed = {c.text for c in cs if in_a_list(toks, c.position, len(tokens(c.text)))}
+    assert {"mathematical reasoning", "dialogue generation", "drug discovery",
+            "materials science", "robotics"} <= listed, listed
+    assert not {"multi-armed bandit", "link prediction", "diffusion models", "transformers",
+                "knowledge distillation", "code generation"} & listed, listed
+    # (the last: first named in the title)
+    low = f" {title.lower()} "
+    found = asides(cs, [f" {c.text.lower()} " in low for c in cs], None, doc, title).examples
+    assert {"mathematical reasoning", "drug discovery", "robotics"} <= found, found
+    assert not {"code generation", "Dialogue generation", "dialogue generation"} & found
+
+
+def test_a_common_word_named_once_outside_the_title_is_an_aside() -> None:
+    """"Calibration" or "prompts" said once in a paper on clustering of bandits is what it
+    reports or uses; the word its title names, a word it uses twice (once inside a longer
+    phrase: "hallucination rates"), a coinage of the field ("equivariance"), a compound
+    ("chain-of-thought") and an acronym stay. Without keyword statistics too: the rule
+    reads the text only."""
+    from paperkg.build.asides import asides, lone_word
+
+    title = "Clustering of bandits"
+    doc = clean_text(f"{title}. We study clustering of bandits with equivariance and "
+                     "chain-of-thought, compare to a transformer and to UCB, and report "
+                     "calibration with prompts. Clustering helps; the transformer too. "
+                     "Hallucination rates fall, as does hallucination.")
+    cs = candidates(doc)
+    low = f" {title.lower()} "
+    found = asides(cs, [f" {c.text.lower()} " in low for c in cs], None, doc, title).passing
+    assert {"calibration", "prompts"} <= found, found
+    assert not {"Clustering", "transformer", "equivariance", "chain-of-thought", "UCB",
+                "hallucination"} & found, found
+    assert "hallucination" in {c.text for c in cs if c.count == 1}
+    assert lone_word("symmetries") and not lone_word("GSM8K") and not lone_word("actor-critic")
+
+
 def test_a_generic_term_of_the_field_is_kept_only_when_the_title_names_it() -> None:
     """"Neural networks" and "machine learning" (terms of the whole field that few papers
     offering them choose) said again and again in an abstract about Lipschitz constants say
@@ -533,13 +591,17 @@ def test_a_pick_that_only_adds_a_kind_noun_repeats_a_kept_one() -> None:
     assert [text for (text, _), k in zip(picks, keeps, strict=True) if k] == [
         "OCR-2.0", "OCR theory", "multilayer stochastic block model", "stochastic block model",
         "model selection", "diffusion models", "language model"]
-    # the kinds of work about a term (arXiv, OpenAlex): research, projects, tools
+    # the kinds of work about a term (arXiv, OpenAlex): research, projects, tools; a
+    # simulation of a system, the synthesis a task names
     picks = [("web testing", 0.5), ("web testing research", 0.4),
              ("ecosystem service", 0.3), ("ecosystem service projects", 0.2),
-             ("case study", 0.1)]
+             ("case study", 0.1), ("molecular dynamics", 0.09),
+             ("molecular dynamics simulations", 0.08), ("text-to-speech", 0.07),
+             ("text-to-speech synthesis", 0.06), ("program synthesis", 0.05)]
     keeps = trusted(picks, 0.01)
     assert [text for (text, _), k in zip(picks, keeps, strict=True) if k] == [
-        "web testing", "ecosystem service", "case study"]
+        "web testing", "ecosystem service", "case study", "molecular dynamics",
+        "text-to-speech", "program synthesis"]
 
 
 def test_a_pick_with_the_stems_of_a_kept_one_repeats_it() -> None:

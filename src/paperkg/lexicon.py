@@ -145,13 +145,13 @@ foundation
 """.split())  # the last two lines: where a work appeared or who funded it ("Royal Society")
 
 # Nouns that say what kind of thing the words before them name: "OCR-2.0 model", "OCR
-# systems", "federated learning framework" add nothing to "OCR-2.0" or "federated
-# learning" where the paper has that concept already (`extract.trusted`). As merge keys
-# give them: singular.
+# systems", "federated learning framework", "molecular dynamics simulations" add nothing to
+# "OCR-2.0", "federated learning" or "molecular dynamics" where the paper has that concept
+# already (`extract.trusted`). As merge keys give them: singular.
 KIND_NOUNS = frozenset("""
 model system task method approach framework technique algorithm architecture modeling
 paradigm pipeline strategy scheme setting problem dataset benchmark data research study project
-tool solution
+tool solution simulation synthesis
 """.split())
 
 # Nouns that count something: "a logarithmic number of rounds", "an arbitrary amount of

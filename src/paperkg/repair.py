@@ -84,6 +84,10 @@ _GLUED_AFTER = re.compile(rf"([a-z]{{4,}}?)({_GLUED_LAST})")
 # "Hierar-\nchical", "approxima-\ntions", "en-\nables": a word a PDF broke at a line end;
 # joined only when the whole is a word ("self-\ndebugging", "real-\nworld" stay).
 _LINE_HYPHEN = re.compile(r"\b([A-Za-z]+)-[ \t]*\r?\n\s*([a-z]+)\b")
+# "mathe- matics", "Chain- of-Thought", "Computer- Aided Design": the same break with the
+# line end already turned into a space. Not a suspended hyphen ("first- and second-order")
+# nor a dash of prose ("beliefs- we", "the- Middle": a function word on either side).
+_SPACE_HYPHEN = re.compile(r"\b([A-Za-z]+)- (?!(?:and|or|nor|to|as|vs)\b)([A-Za-z][\w-]*)")
 
 # "Clebsch--Gordan", "Navier–Stokes", "primal–dual": an en dash (or TeX's "--") joining
 # two names, or two words, is a hyphen of one term; split there, a name lost its half
@@ -198,6 +202,12 @@ def _line_join(m: re.Match[str]) -> str:
     return whole if is_common_word(whole.lower()) else f"{m[1]}-{m[2]}"
 
 
+def _space_join(m: re.Match[str]) -> str:
+    if m[1].lower() in FUNCTION_WORDS or m[2].lower() in FUNCTION_WORDS:
+        return m[0]
+    return _line_join(m)
+
+
 def _function_seam(m: re.Match[str]) -> str:
     """"the functional" for "thefunctional", "tasks that" for "tasksthat": only where the
     whole is no word the lexicon knows ("towards", "forward", "theorem", "breathe" stay)
@@ -224,9 +234,9 @@ def _dash(m: re.Match[str]) -> str:
 
 def repair_text(text: str) -> str:
     """Split glued sentences and glued words, join a first word split at its drop capital,
-    join a word a PDF broke at a line end ("Hierar-\\nchical"), hyphenate a spaced compound
-    modifier ("few shot learning", "Pareto optimal policies") and a dashed pair of names
-    ("Clebsch--Gordan").
+    join a word a PDF broke at a line end ("Hierar-\\nchical", "mathe- matics"), hyphenate
+    a spaced compound modifier ("few shot learning", "Pareto optimal policies") and a
+    dashed pair of names ("Clebsch--Gordan").
     A camel seam is split only when the lower-case part is a word the lexicon knows (of
     five letters or more before an acronym) and the whole word starts in lower case, so
     names ("GFlowNet", "AlphaFold", "PyTorch", "iPhone", "xLSTM", "lncRNA") stay whole; a
@@ -239,6 +249,8 @@ def repair_text(text: str) -> str:
     text = _GLUED_SENTENCE.sub(r"\1 ", text)
     if "-\n" in text or "- \n" in text:
         text = _LINE_HYPHEN.sub(_line_join, text)
+    if "- " in text:
+        text = _SPACE_HYPHEN.sub(_space_join, text)
     text = _SPACED_COMPOUND.sub(_hyphenated, text)
     text = _SPACED_MODIFIER.sub(_modifier, text)
     if "--" in text or "\u2013" in text:

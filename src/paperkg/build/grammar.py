@@ -30,9 +30,10 @@ from paperkg.lexicon import (
 )
 from paperkg.lexicon import pos as word_pos
 
-__all__ = ["ADJ_SUFFIX", "DETERMINERS", "HYPHEN_ADJ", "VERBS_AFTER_TO", "bare_short_acronym",
-           "counts_something", "idiom_object", "is_word", "modifies_next", "named_as_example",
-           "noun_like_end", "only_modifies", "possessor", "runs", "valid_single", "valid_span"]
+__all__ = ["ABBREVIATED", "ADJ_SUFFIX", "DETERMINERS", "HYPHEN_ADJ", "VERBS_AFTER_TO",
+           "bare_short_acronym", "counts_something", "idiom_object", "is_word", "modifies_next",
+           "named_as_example", "noun_like_end", "only_modifies", "possessor", "runs",
+           "valid_single", "valid_span"]
 
 #: Noun/verb homographs that are verbs after "to" ("used to train Megatron-Turing NLG"), counted in
 #: the ICLR 2025 abstracts by `bench/build_verbs.py`.
@@ -351,7 +352,8 @@ _EXAMPLE_PAIRS = frozenset({("such", "as"), ("for", "example"), ("for", "instanc
                             ("rather", "than"), ("instead", "of"), ("reminiscent", "of"),
                             ("analogous", "to"), ("akin", "to"), ("applications", "in")})
 _NOT_LIKE = frozenset("would might could should we i you they not 'd".split())
-_ABBREVIATED = frozenset({"e.g", "i.e", "etc", "vs", "al", "cf"})
+# the words before a dot that ends no sentence ("e.g.", "et al.")
+ABBREVIATED = frozenset({"e.g", "i.e", "etc", "vs", "al", "cf"})
 _BE_HAVE = frozenset("is are was were be been has have had".split())
 _EXAMPLE_REACH = 12  # tokens back from a phrase, within its clause
 # "including" is a verb after these or before a determiner: "by including a forecasting
@@ -362,12 +364,15 @@ _BEFORE_GERUND = frozenset("by while when after before without from for".split()
 def named_as_example(toks: Sequence[str], pos: int) -> bool:
     """Whether the phrase starting at token `pos` is named as an example or a contrast
     ("such as", "like", "e.g.", "including", "for example", "similar (concept) to",
-    "alternative to", "rather than", "instead of", "unlike", "reminiscent of", "analogous
-    to", "akin to", "applications in") in its clause, a list's definitions ("(DRO)")
-    passed over: an aside when the abstract names it only there. A word the lexicon
-    knows only as a verb, or a form of "be" or "have", ends the clause: in "methods such
-    as dropout degrade in adversarial training" the last is no example; "including" after
-    "by" or before a determiner is a verb ("by including a forecasting objective")."""
+    "alternative to", "rather than", "instead of", "unlike", "without", "reminiscent of",
+    "analogous to", "akin to", "applications in") in its clause, a list's definitions
+    ("(DRO)") passed over: an aside when the abstract names it only there ("a model
+    without extra pruning or quantization"; not "inspired by": what inspired a method is
+    often what it builds on, "inspired by video diffusion models").
+    A word the lexicon knows only as a verb, or a form of "be" or "have", ends the
+    clause: in "methods such as dropout degrade in adversarial training" the last is no
+    example; "including" after "by" or before a determiner is a verb ("by including a
+    forecasting objective")."""
     j, stop = pos - 1, max(-1, pos - 1 - _EXAMPLE_REACH)
     while j > stop:
         low = toks[j].lower()
@@ -379,12 +384,12 @@ def named_as_example(toks: Sequence[str], pos: int) -> bool:
                 j + 1 >= len(toks) or toks[j + 1].lower() not in DETERMINERS):
             return True  # "tasks, including translation and instruction following"
         if low in {";", ":", "!", "?", "(", ")"} or low == "." and (
-                j == 0 or toks[j - 1].lower() not in _ABBREVIATED) or (
+                j == 0 or toks[j - 1].lower() not in ABBREVIATED) or (
                 is_verb_ing(low) and low not in _ING_NOUNS and j > 0
                 and toks[j - 1].lower() in {"and", "or", "by", "while", ","}) or (
                 low in _BE_HAVE or is_verb_only(low) and not low.endswith(("ing", "ed"))):
             return False  # another clause: "such as code interpreters, and employing CoT"
-        if low in {"e.g", "unlike"} or low == "like" and (
+        if low in {"e.g", "unlike", "without"} or low == "like" and (
                 j == 0 or toks[j - 1].lower() not in _NOT_LIKE):
             return True
         after = [t.lower() for t in toks[j + 1:j + 3]]

@@ -55,6 +55,9 @@ class Abbreviation:
 
 
 _PAREN = re.compile(r"\(([^()]{1,40})\)")
+# "Low-rank adaptation, also known as LoRA, ...": a definition without parentheses
+_ALIAS = re.compile(r",?\s+\(?(?:also known as|a\.k\.a\.?|aka|also called|abbreviated as)\s+"
+                    r"([A-Za-z0-9][A-Za-z0-9\-+&/]{1,9})(?=[\s,;:)]|\.(?:\s|$))")
 _SHORT = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-.+&/]*[A-Za-z0-9+]?s?")
 _CLAUSE_BREAK = re.compile(r"[.;:!?()\[\]]|,\s|\bthe\s|\ba\s|\ban\s|\bof\s(?:the|a)\s")
 _LEADING_JUNK = re.compile(
@@ -117,9 +120,11 @@ def _initials_fit(short: str, long: str) -> bool:
 
 
 def abbreviations(text: str) -> list[Abbreviation]:
-    """Every "long form (SHORT)" definition in a text, in order, first definition wins."""
+    """Every "long form (SHORT)" or "long form, also known as SHORT" definition in a text,
+    in order, first definition wins."""
     found: dict[str, Abbreviation] = {}
-    for match in _PAREN.finditer(text):
+    defs = sorted([*_PAREN.finditer(text), *_ALIAS.finditer(text)], key=lambda m: m.start())
+    for match in defs:
         inner = re.split(r"[;,]|\s+-\s+|\s+or\s+", match.group(1))[0].strip()
         if not _is_short_form(inner) or inner in found:
             continue
