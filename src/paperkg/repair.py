@@ -86,8 +86,9 @@ _GLUED_AFTER = re.compile(rf"([a-z]{{4,}}?)({_GLUED_LAST})")
 _LINE_HYPHEN = re.compile(r"\b([A-Za-z]+)-[ \t]*\r?\n\s*([a-z]+)\b")
 # "mathe- matics", "Chain- of-Thought", "Computer- Aided Design": the same break with the
 # line end already turned into a space. Not a suspended hyphen ("first- and second-order")
-# nor a dash of prose ("beliefs- we", "the- Middle": a function word on either side).
-_SPACE_HYPHEN = re.compile(r"\b([A-Za-z]+)- (?!(?:and|or|nor|to|as|vs)\b)([A-Za-z][\w-]*)")
+# nor a dash of prose ("beliefs- we", "the- Middle": a function word on either side), nor
+# a particle's charge ("K- e+", "pi- p": a part of one or two letters).
+_SPACE_HYPHEN = re.compile(r"\b([A-Za-z]{3,})- (?!(?:and|or|nor|to|as|vs)\b)([A-Za-z][\w-]+)")
 
 # "Clebsch--Gordan", "Navier–Stokes", "primal–dual": an en dash (or TeX's "--") joining
 # two names, or two words, is a hyphen of one term; split there, a name lost its half
