@@ -3,6 +3,7 @@
     python bench/judge_sample.py run --n 15 [--code OLD_SRC --tag=-before] [--embedder onnx]
     python bench/judge_sample.py sheet --n 15          # one line per distinct label to judge
     python bench/judge_sample.py score --n 15          # precision per system, from the sheet
+    python bench/judge_sample.py changes --n 15 --against=-before  # what one keeps, not the other
     python bench/judge_sample.py run --input ../shared/data/sources/arxiv_oai.xml  # any source
 
 The papers are the LAST n (before the last --skip) of the keyword benchmark's held-out sample
@@ -135,16 +136,52 @@ def score(args: argparse.Namespace) -> None:
                 numbered += bool(re.search(r"\(\d+\)$", label))
                 glued += bool(re.search(r"[a-z]{2}[.!?][A-Z][a-z]|\b[a-z]{3,}[A-Z][a-z]{2}", label))
             dup_papers += nested > 1
-        labels = sum(len(v) for v in out.values())
+        shown = sum(len(v) for v in out.values())
         print(f"{name:10s} precision {100 * good / max(judged, 1):5.1f} % ({good}/{judged} "
-              f"judged, {labels / max(len(out), 1):.1f} labels a paper) |"
+              f"judged, {shown / max(len(out), 1):.1f} labels a paper) |"
               f" number-suffixed {numbered} | glued {glued} | papers with >1 "
               f"nested pair {dup_papers} of {len(out)}")
 
 
+def _verdicts(work: Path, name: str) -> dict[tuple[str, str], str]:
+    path = work / f"sheet-{name}.tsv"
+    if not path.is_file():
+        return {}
+    with path.open(encoding="utf-8") as fh:
+        return {(r["paper"], r["label"]): r["verdict"].strip() or "?"
+                for r in csv.DictReader(fh, delimiter="\t")}
+
+
+def changes(args: argparse.Namespace) -> None:
+    """Per paper, the labels one system (`--tag`) keeps and another (`--against`) does not,
+    with their verdicts (1 good, 0 poor, ? not judged yet): what a rule took out and what
+    took its place."""
+    systems = _outputs(args.work, _name(args))
+    old, new = systems.get(args.against or "after"), systems.get(args.tag or "after")
+    if old is None or new is None:
+        raise SystemExit(f"need out-{_name(args)}{args.tag}.jsonl and "
+                         f"out-{_name(args)}{args.against}.jsonl in {args.work} (`run`)")
+    verdict = _verdicts(args.work, _name(args))
+    tally = {"gone": {"0": 0, "1": 0, "?": 0}, "new": {"0": 0, "1": 0, "?": 0}}
+    for pid in sorted(old):
+        gone = [(pid, x) for x in old[pid] if x not in new.get(pid, [])]
+        came = [(pid, x) for x in new.get(pid, []) if x not in old[pid]]
+        for kind, pairs in (("gone", gone), ("new", came)):
+            for pair in pairs:
+                tally[kind][verdict.get(pair, "?")] += 1
+        if gone or came:
+            print(f"{pid}: gone {_shown(gone, verdict)} | new {_shown(came, verdict)}")
+    for kind, counts in tally.items():
+        print(f"{kind:5s} good {counts['1']}, poor {counts['0']}, not judged {counts['?']}")
+
+
+def _shown(pairs: list[tuple[str, str]], verdict: dict[tuple[str, str], str]) -> str:
+    return ", ".join(f"{label} [{verdict.get((pid, label), '?')}]" for pid, label in pairs) or "-"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("step", choices=("run", "sheet", "score"))
+    ap.add_argument("step", choices=("run", "sheet", "score", "changes"))
     ap.add_argument("--n", type=int, default=15)
     ap.add_argument("--skip", type=int, default=0,
                     help="leave out the last SKIP held-out papers (a fresh sample after one "
@@ -154,10 +191,12 @@ def main() -> None:
     ap.add_argument("--work", type=Path, default=WORK)
     ap.add_argument("--code", type=Path, default=None)
     ap.add_argument("--tag", default="")
+    ap.add_argument("--against", default="-before",
+                    help="`changes`: the tag of the system --tag is compared with")
     ap.add_argument("--embedder", default="onnx")
     ap.add_argument("extra", nargs="*", help="more `paperkg extract` flags (after --)")
     args = ap.parse_args()
-    {"run": run, "sheet": sheet, "score": score}[args.step](args)
+    {"run": run, "sheet": sheet, "score": score, "changes": changes}[args.step](args)
 
 
 if __name__ == "__main__":
