@@ -590,9 +590,9 @@ def test_modifiers_and_line_breaks_make_no_fragments() -> None:
     hyphenated degree word that only stands before a noun ("long-context") and
     "image-to-video" alone are modifiers. A word a PDF broke at a line end is joined when
     the whole is a word ("Hierar-\nchical"), not a hyphenated one ("real-\nworld"), also
-    where the line end became a space ("mathe- matics", "Chain- of-Thought"); a suspended
-    hyphen ("first- and second-order"), a dash of prose ("beliefs- we") and a particle's
-    charge ("K- e+") stay."""
+    where the line end became a space ("mathe- matics", "re- duction", "Chain- of-Thought");
+    a suspended hyphen ("first- and second-order"), a dash of prose ("beliefs- we") and a
+    particle's charge ("K- e+") stay."""
     text = clean_text(
         "We find deterministic Pareto optimal policies for model agnostic meta-learning "
         "with high probability excess risk bounds. We find optimal solutions by dynamic "
@@ -600,7 +600,7 @@ def test_modifiers_and_line_breaks_make_no_fragments() -> None:
         "real-\nworld one-shot image-to-video segmentation. A statistical mechanics based "
         "analysis of long-context large language models with high probability. Mathe- "
         "matics needs Chain- of-Thought prompts, first- and second-order beliefs- we say. "
-        "K- e+ pairs.")
+        "K- e+ pairs, dimensionality re- duction.")
     phrases = {c.text: c for c in candidates(text)}
     assert {"model-agnostic meta-learning", "high-probability excess risk bounds",
             "LLM-based agents", "real-world one-shot image-to-video segmentation",
@@ -611,7 +611,8 @@ def test_modifiers_and_line_breaks_make_no_fragments() -> None:
     assert not phrases["statistical mechanics"].inside_only
     for kept in ("Hierarchical real-world", "find optimal solutions", "dynamic optimal control",
                  "highly efficient and based on", "with high probability.", "Mathematics needs",
-                 "Chain-of-Thought prompts", "first- and second-order beliefs- we", "K- e+"):
+                 "Chain-of-Thought prompts", "first- and second-order beliefs- we", "K- e+",
+                 "dimensionality reduction"):
         assert kept in text, text
 
 

@@ -87,8 +87,9 @@ _LINE_HYPHEN = re.compile(r"\b([A-Za-z]+)-[ \t]*\r?\n\s*([a-z]+)\b")
 # "mathe- matics", "Chain- of-Thought", "Computer- Aided Design": the same break with the
 # line end already turned into a space. Not a suspended hyphen ("first- and second-order")
 # nor a dash of prose ("beliefs- we", "the- Middle": a function word on either side), nor
-# a particle's charge ("K- e+", "pi- p": a part of one or two letters).
-_SPACE_HYPHEN = re.compile(r"\b([A-Za-z]{3,})- (?!(?:and|or|nor|to|as|vs)\b)([A-Za-z][\w-]+)")
+# a particle's charge ("K- e+", "pi- p": one or two letters that make no word with the next
+# part; "re- duction" does).
+_SPACE_HYPHEN = re.compile(r"\b([A-Za-z]+)- (?!(?:and|or|nor|to|as|vs)\b)([A-Za-z][\w-]+)")
 
 # "Clebsch--Gordan", "Navier–Stokes", "primal–dual": an en dash (or TeX's "--") joining
 # two names, or two words, is a hyphen of one term; split there, a name lost its half
@@ -205,6 +206,8 @@ def _line_join(m: re.Match[str]) -> str:
 
 def _space_join(m: re.Match[str]) -> str:
     if m[1].lower() in FUNCTION_WORDS or m[2].lower() in FUNCTION_WORDS:
+        return m[0]
+    if len(m[1]) < 3 and not is_common_word((m[1] + m[2]).lower()):
         return m[0]
     return _line_join(m)
 
