@@ -509,23 +509,24 @@ def test_a_term_named_only_as_one_item_of_a_list_of_three_is_an_aside() -> None:
 
 def test_a_common_word_named_once_outside_the_title_is_an_aside() -> None:
     """"Calibration" or "prompts" said once in a paper on clustering of bandits is what it
-    reports or uses; the word its title names, a word it uses twice (once inside a longer
-    phrase: "hallucination rates"), a coinage of the field ("equivariance"), a compound
-    ("chain-of-thought") and an acronym stay. Without keyword statistics too: the rule
-    reads the text only."""
+    reports or uses; the word its title names (in any form: "universality" after a title's
+    "Universal"), a word it uses twice (once inside a longer phrase: "hallucination
+    rates"), a coinage of the field ("equivariance"), a compound ("chain-of-thought") and
+    an acronym stay. Without keyword statistics too: the rule reads the text only."""
     from paperkg.build.asides import asides, lone_word
 
-    title = "Clustering of bandits"
+    title = "Universal clustering of bandits"
     doc = clean_text(f"{title}. We study clustering of bandits with equivariance and "
                      "chain-of-thought, compare to a transformer and to UCB, and report "
                      "calibration with prompts. Clustering helps; the transformer too. "
-                     "Hallucination rates fall, as does hallucination.")
+                     "Hallucination rates fall, as does hallucination. We prove universality.")
     cs = candidates(doc)
     low = f" {title.lower()} "
     found = asides(cs, [f" {c.text.lower()} " in low for c in cs], None, doc, title).passing
     assert {"calibration", "prompts"} <= found, found
     assert not {"Clustering", "transformer", "equivariance", "chain-of-thought", "UCB",
-                "hallucination"} & found, found
+                "hallucination", "universality"} & found, found
+    assert "universality" in {c.text for c in cs if c.count == 1}
     assert "hallucination" in {c.text for c in cs if c.count == 1}
     assert lone_word("symmetries") and not lone_word("GSM8K") and not lone_word("actor-critic")
 
