@@ -207,9 +207,10 @@ def _line_join(m: re.Match[str]) -> str:
 def _space_join(m: re.Match[str]) -> str:
     if m[1].lower() in FUNCTION_WORDS or m[2].lower() in FUNCTION_WORDS:
         return m[0]
-    if len(m[1]) < 3 and not is_common_word((m[1] + m[2]).lower()):
-        return m[0]
-    return _line_join(m)
+    whole = m[1] + m[2]
+    if is_common_word(whole.lower()):
+        return whole
+    return f"{m[1]}-{m[2]}" if len(m[1]) >= 3 else m[0]
 
 
 def _function_seam(m: re.Match[str]) -> str:
