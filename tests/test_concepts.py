@@ -16,7 +16,14 @@ from paperkg.build.ingest import Paper, read_papers
 from paperkg.build.kinds import head_kind, paper_roles
 from paperkg.build.prior import KeywordPrior, learn_prior
 from paperkg.build.terms import abbreviations, term_key
-from paperkg.build.text import KnownTerms, candidates, clean_text, code_links, document_text
+from paperkg.build.text import (
+    KnownTerms,
+    candidates,
+    clean_text,
+    code_links,
+    document_text,
+    latex_accents,
+)
 from paperkg.lexicon import singular
 from paperkg.read.kg import open_kg
 from tests.conftest import DATA_FILES, SOURCES, seed_abstracts
@@ -718,6 +725,52 @@ def test_a_labels_capitals_run_from_its_first_word() -> None:
     assert {"zero-shot Chinese character recognition", "global economic prospects",
             "hidden Markov models", "marked temporal point processes",
             "outlier synthesis"} <= labels, labels
+
+
+def test_a_participle_compound_before_a_noun_is_a_modifier() -> None:
+    """ICLR 2025 B9kUJuWrYC, QkDUdPRcma, u6y9uIzqAB kept "privacy-preserving",
+    "brain-inspired" and "open-vocabulary", terms of the field's keywords that their
+    abstracts only put before a noun, or before "and" and another such modifier. Where a
+    text uses one alone, or the word is a gerund the field uses as a noun, it stays."""
+    from paperkg.build.terms import term_key
+
+    known = KnownTerms({term_key(t) for t in (
+        "privacy-preserving", "brain-inspired", "open-vocabulary", "red-teaming",
+        "decision-making")})
+    text = clean_text(
+        "PRISM: Privacy-Preserving Improved Stochastic Masking. We study privacy-preserving "
+        "FL environments, brain-inspired algorithms and open-vocabulary and closed-"
+        "vocabulary layout generation. Red-teaming pipelines help decision-making; "
+        "decision-making matters.")
+    phrases = {c.text.lower() for c in candidates(text, known=known)}
+    assert not {"privacy-preserving", "brain-inspired", "open-vocabulary"} & phrases, phrases
+    assert {"red-teaming", "decision-making"} <= phrases, phrases
+
+
+def test_the_fields_own_words_are_no_names_in_a_title() -> None:
+    """ICLR 2025 Wxl0JMgDoU, uUkpYafkVl, VAeThhoJR2: "Sparse Autoencoders", "Deep
+    Classifier" and "Virtual Try-On" from titles were labelled "sparse Autoencoders",
+    "deep Classifier", "virtual Try-On": English's lexicon lacks "autoencoders" and
+    "classifier", so they looked like names, and "Try-On" (two capitals in five letters)
+    like an acronym. The field writes them in lower case (`lexicon.is_field_word`, counted
+    over ICLR 2025); a name the field capitalises keeps its capital ("Langevin")."""
+    scheme = _scheme({
+        "a": ["Sparse Autoencoders"], "b": ["Deep Classifier"], "c": ["Virtual Try-On"],
+        "d": ["Annealed Langevin Dynamics"],
+    }, {"a": "We apply Sparse Autoencoders (SAEs) to a chess model.",
+        "b": "Conformal prediction outputs sets of labels.",
+        "c": "The virtual try-on task dresses a person in a garment.",
+        "d": "We sample with a new scheme."})
+    labels = {c.pref_label for c in scheme.concepts.values()}
+    assert {"sparse autoencoders", "deep classifier", "virtual try-on",
+            "annealed Langevin dynamics"} <= labels, labels
+
+
+def test_a_diaeresis_without_its_backslash_is_read() -> None:
+    """ICLR 2025 VAeThhoJR2 writes "Schr"odinger Bridge": the candidate was "odinger
+    Bridge". A quote between letters before a vowel is an umlaut; quotation marks stay."""
+    assert latex_accents('a Schr"odinger Bridge, H"older and "quoted" words') == (
+        'a Schrödinger Bridge, Hölder and "quoted" words')
 
 
 def test_a_longer_names_capitals_do_not_case_the_phrases_inside_it() -> None:

@@ -19,15 +19,18 @@ in `paperkg.repair`.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from functools import cache, lru_cache
+from pathlib import Path
 from typing import Any
 
 from paperkg.memo import WordMemo
 
-__all__ = ["FUNCTION_WORDS", "GENERIC_HEADS", "GENERIC_MODIFIERS", "GENERIC_NOUNS",
-           "KIND_NOUNS", "QUANTITY_NOUNS", "UNITS", "WORD_PREFIXES", "edit_distance_one",
-           "generic_modifier_forms", "is_acronym", "is_common_word", "is_shouted", "is_verb_ing",
-           "is_verb_only",
+__all__ = ["FIELD_WORDS", "FUNCTION_WORDS", "GENERIC_HEADS", "GENERIC_MODIFIERS",
+           "GENERIC_NOUNS", "KIND_NOUNS", "QUANTITY_NOUNS", "UNITS", "WORD_PREFIXES",
+           "edit_distance_one", "field_words_digest", "generic_modifier_forms", "is_acronym",
+           "is_common_word", "is_field_word", "is_shouted", "is_verb_ing", "is_verb_only",
            "phrase_breaking_verbs", "pos", "singular", "stem", "verb_forms"]
 
 # prefixes written before a hyphen ("pre-trained", "Bi-directional" in a title): never names
@@ -184,6 +187,28 @@ def is_common_word(word: str) -> bool:
     return bool(pos(word))
 
 
+# counted by `bench/build_field_words.py` over the ICLR 2025 abstracts (counts, no text)
+FIELD_WORDS = Path(__file__).parent / "build" / "data" / "field_words.json"
+
+
+def is_field_word(word: str) -> bool:
+    """A word the field writes in lower case that English's lexicon lacks ("autoencoders",
+    "classifier", "peptide", "sparsification"): a common noun of the field, no name,
+    whatever capitals a title gives it."""
+    return word.lower() in _field_words()
+
+
+@cache
+def field_words_digest() -> str:
+    """8 hex of the field's word list: answers cased by it are valid for it alone."""
+    return hashlib.sha256(FIELD_WORDS.read_bytes()).hexdigest()[:8]
+
+
+@cache
+def _field_words() -> frozenset[str]:
+    return frozenset(json.loads(FIELD_WORDS.read_text(encoding="utf-8"))["words"])
+
+
 @cache
 def is_verb_ing(word: str) -> bool:
     """A verb's -ing form, one word of letters ("learning", "quantizing"), not a word that
@@ -227,8 +252,12 @@ def is_acronym(word: str) -> bool:
     """Written as an abbreviation or a name that keeps its case: two or more capitals making
     up at least 30 % of its letters ("LLMs", "MoE", "GSM8K", "AQuA", "CLIP") or a capital
     and a digit ("Llama3"). An all-caps word of five or more letters that the lexicon knows
-    ("INCREMENTAL", "SEARCH") is shouting, not an acronym."""
+    ("INCREMENTAL", "SEARCH") is shouting, not an acronym, and a short hyphenated word of
+    capitalised parts ("Try-On", "Add-On") is a title's casing."""
     if word.lower() == word:  # no capital at all: most words, answered at C speed
+        return False
+    if "-" in word and all(len(p) > 1 and p[0].isupper() and p[1:].islower()
+                           for p in word.split("-")):
         return False
     letters = sum(c.isalpha() for c in word)
     upper = sum(c.isupper() for c in word)

@@ -78,10 +78,13 @@ def load_scheme(path: Path) -> ConceptScheme | None:
 
 
 def _casing_code() -> str:
-    """The code that cases labels (`ConceptScheme.casing` is valid for it alone)."""
+    """The code that cases labels and the field's words it reads (`ConceptScheme.casing`
+    is valid for them alone)."""
     from paperkg.build.fingerprint import source_fingerprint
+    from paperkg.lexicon import field_words_digest
 
-    return source_fingerprint("paperkg.build.labels", "paperkg.build.text")
+    return (source_fingerprint("paperkg.build.labels", "paperkg.build.text")
+            + field_words_digest())
 
 
 def _core(c: Concept) -> tuple[Any, ...]:

@@ -20,6 +20,7 @@ from paperkg.lexicon import (
     GENERIC_NOUNS,
     QUANTITY_NOUNS,
     UNITS,
+    WORD_PREFIXES,
     generic_modifier_forms,
     is_acronym,
     is_verb_ing,
@@ -179,15 +180,48 @@ _DEGREE_PART = re.compile(
 
 
 def only_modifies(toks: list[str], word: str) -> bool:
-    """Whether a word such as "long-context" or "many-shot" only ever stands before a noun in
-    `toks` ("long-context large language models", "many-shot ICL"): a modifier there, not a
-    concept, even one the field's keywords list."""
-    if not _DEGREE_PART.fullmatch(word):
+    """Whether a word such as "long-context", "many-shot", "privacy-preserving" or
+    "brain-inspired" only ever stands before a noun in `toks` ("long-context large language
+    models", "many-shot ICL", "privacy-preserving FL environments"; "open-vocabulary and
+    closed-vocabulary layout generation"): a modifier there, not a concept, even one the
+    field's keywords list."""
+    if not (_DEGREE_PART.fullmatch(word) or _participle_compound(word)):
         return False
     low = word.lower()
     uses = [i for i, t in enumerate(toks) if t.lower() == low]
-    return bool(uses) and all(i + 1 < len(toks) and (
-        not _breaks(toks[i + 1]) or modifies_next(toks, i + 1)) for i in uses)
+    return bool(uses) and all(_before_noun(toks, i) for i in uses)
+
+
+def _before_noun(toks: list[str], i: int) -> bool:
+    """Token `i` stands before a noun of its phrase, or before "and"/"or" and another
+    hyphenated modifier that does ("open-vocabulary and closed-vocabulary generation")."""
+    if i + 2 < len(toks) and toks[i + 1].lower() in ("and", "or") and "-" in toks[i + 2]:
+        i += 2
+    if i + 1 >= len(toks):
+        return False
+    # an evaluative adjective between, in a title's case too ("Privacy-Preserving Improved
+    # Stochastic Masking")
+    return not _breaks(toks[i + 1]) or (toks[i + 1].lower() in _ATTRIBUTIVE_BREAKS and i + 2 <
+                                        len(toks) and not _breaks(toks[i + 2]))
+
+
+def _participle_compound(word: str) -> bool:
+    """A word and a participle, hyphenated: an adjective ("privacy-preserving",
+    "brain-inspired", "LLM-generated"); not a prefix's compound ("self-training",
+    "pre-training") nor a gerund that is a noun ("flow-matching", "red-teaming")."""
+    parts = word.lower().split("-")
+    first, last = parts[0], parts[-1]
+    if len(parts) < 2 or not first.isalpha() or first in WORD_PREFIXES or first == "self":
+        return False
+    if last.endswith("ing"):  # "flow-matching", "importance-sampling": nouns too
+        return is_verb_ing(last) and "NOUN" not in word_pos(last) and (
+            word.lower() not in _ING_NOUNS)
+    if last.endswith("ed") and last.isalpha():
+        from lemminflect import getAllLemmas
+
+        verb = getAllLemmas(last).get("VERB")
+        return bool(verb) and verb[0] != last
+    return False
 
 
 def counts_something(toks: list[str], start: int, run: list[str]) -> bool:

@@ -25,6 +25,7 @@ from paperkg.lexicon import (
     WORD_PREFIXES,
     is_acronym,
     is_common_word,
+    is_field_word,
     is_shouted,
     is_verb_ing,
     singular,
@@ -181,7 +182,7 @@ def _shouted_words(word: str) -> bool:
 
 def _looks_like_name(word: str) -> bool:
     """A capitalised word nobody writes mid-sentence (a title word) is a name unless
-    English knows it (or, hyphenated, a part of it) or it is built as an adjective, a
+    English or the field knows it (or, hyphenated, a part of it) or it is built as an adjective, a
     common noun or a verb's -ing form, or an English word negated ("Spatiotemporal",
     "Intertidal", "Parametric", "Optimizers", "Denoising", "Unpaired", "Nonconvex")."""
     low = word.lower()
@@ -189,7 +190,7 @@ def _looks_like_name(word: str) -> bool:
                           or _NOUN_SUFFIX.search(low) or is_verb_ing(low)
                           or _prefixed_word(low, _NEGATIONS)):
         return False
-    return not any(is_common_word(part) for part in word.split("-") if part)
+    return not any(_common(part) for part in word.split("-") if part)
 
 
 def prose_case(form: str, is_name: bool, names: NameEvidence | None = None,
@@ -214,22 +215,27 @@ def prose_case(form: str, is_name: bool, names: NameEvidence | None = None,
 def _capitals_after_lowered(words: Sequence[str], cased: list[str], names: NameEvidence,
                             papers: list[str]) -> None:
     """A name's capitals run from its first word: after a capitalised word of the form
-    that prose case lowered, a later English word keeps its capital only if the papers
-    capitalise it standing alone ("hidden Markov models"). "Global Economic Prospects 2007
-    analyzes", "Marked Temporal Point Processes (MTPP)", "Semi-supervised Diffusion Maps"
-    gave "global economic Prospects", "marked Temporal point processes", "semi-supervised
-    diffusion Maps": each word's case was judged apart, some by other phrases' uses. A word
-    English does not know may be a name without such evidence ("Chinese", "Wasserstein")
-    and keeps its capital, so a title's "Large Hadron Collider (LHC)" stays "large hadron
-    Collider"."""
+    that prose case lowered, a later English word (or the field's, "Classifier") keeps its
+    capital only if the papers capitalise it standing alone ("hidden Markov models").
+    "Global Economic Prospects 2007 analyzes", "Marked Temporal Point Processes (MTPP)",
+    "Semi-supervised Diffusion Maps" gave "global economic Prospects", "marked Temporal
+    point processes", "semi-supervised diffusion Maps": each word's case was judged apart,
+    some by other phrases' uses. A word neither English nor the field knows may be a name
+    without such evidence ("Chinese", "Wasserstein") and keeps its capital, so a title's
+    "Large Hadron Collider (LHC)" stays "large hadron Collider"."""
     lowered = False
     for k, (word, out) in enumerate(zip(words, cased, strict=True)):
         if out != word and out == out.lower():
             lowered = True
         elif lowered and out[:1].isupper() and out.isalpha() and not is_acronym(out) and (
-                is_common_word(out) or is_common_word(singular(out))) and (
+                _common(out) or _common(singular(out))) and (
                 not names.capitalised_alone(out, papers)):
             cased[k] = out.lower()
+
+
+def _common(word: str) -> bool:
+    """English's word or the field's ("Autoencoders" in a title is no name)."""
+    return is_common_word(word) or is_field_word(word)
 
 
 def _neighbours(words: Sequence[str], k: int) -> set[str]:
@@ -288,7 +294,7 @@ def _part_case(part: str, names: NameEvidence | None, papers: list[str],
     if is_acronym(part) and not (part.isupper() and (shouting or _shouted(part))):
         return part
     low = part.lower()
-    if names is not None and not is_common_word(part) and (len(part) == 1 or (
+    if names is not None and not _common(part) and (len(part) == 1 or (
             low not in WORD_PREFIXES and not is_verb_ing(low) and _looks_like_name(part))):
         spelled = names.word_spelling(part, papers)
         if spelled is not None:

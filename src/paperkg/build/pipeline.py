@@ -240,8 +240,9 @@ def compute(
 
 def _words_code() -> str:
     """What the remembered word answers (`paperkg.memo`) depend on: the code of the merge
-    key, the lexicon and the label rules, and lemminflect's version."""
+    key, the lexicon and the label rules, the field's words and lemminflect's version."""
     from paperkg.build.fingerprint import source_fingerprint
+    from paperkg.lexicon import field_words_digest
 
     try:
         lemmas = version("lemminflect")
@@ -249,7 +250,7 @@ def _words_code() -> str:
         lemmas = "unknown"
     code = source_fingerprint("paperkg.build.terms", "paperkg.lexicon",
                               "paperkg.build.labels", "paperkg.build.grammar")
-    return f"{code}-{lemmas}"
+    return f"{code}-{field_words_digest()}-{lemmas}"
 
 
 def kg_triples(content: Content) -> Iterator[Any]:

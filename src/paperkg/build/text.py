@@ -67,13 +67,19 @@ _ACCENT_RE = re.compile(r"\{?\\(?:([\"'`^~=.])\s*|([uvHckr])(?:\s+|(?=\{)))"
                         r"\{?\s*(\\i|\\j|[A-Za-z])\s*\}?\}?")
 _LETTERS = {"ss": "ß", "o": "ø", "O": "Ø", "ae": "æ", "AE": "Æ", "oe": "œ", "OE": "Œ",
             "aa": "å", "AA": "Å", "l": "ł", "L": "Ł", "i": "ı", "j": "ȷ"}
+# a quote between letters, before a vowel: an umlaut without its backslash (in ICLR 2025
+# only so: "Schr"odinger", "Nystr"om"); a quotation mark has a space or a word's end beside
+_BARE_UMLAUT = re.compile(r'(?<=[A-Za-z])"([aeiouyAEIOU])(?=[a-z])')
 _LETTER_RE = re.compile(r"\{?\\(ss|ae|AE|oe|OE|aa|AA|[oOlL])(?![A-Za-z])\s*(?:\{\})?\}?")
 
 
 def latex_accents(text: str) -> str:
-    """Accented letters written as LaTeX commands, as Unicode: "Gr\\"obner" → "Gröbner".
+    """Accented letters written as LaTeX commands, as Unicode: "Gr\\"obner" → "Gröbner",
+    and so a diaeresis whose backslash a form lost: "Schr"odinger", "H"older", "na"ive".
     (pylatexenc would convert all of LaTeX, math included; the rest is broken apart by
     `clean_text` on purpose, so only accents are converted here.)"""
+    if '"' in text:
+        text = _BARE_UMLAUT.sub(lambda m: unicodedata.normalize("NFC", m[1] + "\u0308"), text)
     if "\\" not in text:
         return text
 
