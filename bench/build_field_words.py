@@ -20,7 +20,6 @@ only, never text.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 import time
@@ -29,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from keywords_eval import held_out, load_corpus  # noqa: E402
+from keywords_eval import held_out, load_corpus, write_word_counts  # noqa: E402
 
 from paperkg.build.text import clean_text  # noqa: E402
 from paperkg.lexicon import FIELD_WORDS, is_common_word  # noqa: E402
@@ -73,11 +72,10 @@ def main() -> None:
     lower, capital = count(used)
     words = {w: [n, capital[w]] for w, n in lower.items()
              if n >= MIN_LOWER and n >= RATIO * capital[w] and not is_common_word(w)}
-    rows = ",\n".join(f"  {json.dumps(w)}: {json.dumps(c)}" for w, c in sorted(words.items()))
-    head = json.dumps({"rule": f"not in lemminflect's lexicon; lower case >= {MIN_LOWER} and "
-                       f">= {RATIO} x capitalised alone, in {len(used)} ICLR 2025 abstracts",
-                       "counts": "word: [lower case, capitalised alone]"})
-    args.out.write_text(f'{head[:-1]},\n"words": {{\n{rows}\n}}}}\n', encoding="utf-8")
+    write_word_counts(args.out, "words", words,
+                      f"not in lemminflect's lexicon; lower case >= {MIN_LOWER} and >= "
+                      f"{RATIO} x capitalised alone, in {len(used)} ICLR 2025 abstracts",
+                      "word: [lower case, capitalised alone]")
     print(f"{len(words)} field words ({', '.join(sorted(words)[:8])} …) written to "
           f"{args.out} in {time.perf_counter() - began:.0f} s")
 

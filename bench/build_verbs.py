@@ -17,7 +17,6 @@ selection"). Counts per word only, never text.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections import Counter
@@ -25,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from keywords_eval import held_out, load_corpus  # noqa: E402
+from keywords_eval import held_out, load_corpus, write_word_counts  # noqa: E402
 
 from paperkg.build.grammar import VERBS_AFTER_TO  # noqa: E402
 from paperkg.build.text import clean_text, tokens  # noqa: E402
@@ -63,11 +62,10 @@ def main() -> None:
                 and word in getLemma(word, upos="VERB")
                 and n >= MIN_TO and n >= RATIO * after_det[word]):
             verbs[word] = [n, after_det[word]]
-    rows = ",\n".join(f"  {json.dumps(w)}: {json.dumps(c)}" for w, c in sorted(verbs.items()))
-    head = json.dumps({"rule": f"after 'to' >= {MIN_TO} and >= {RATIO} x after a determiner "
-                       f"or 'of', in {len(records) - len(skip)} ICLR 2025 abstracts",
-                       "counts": "word: [after 'to', after a determiner or 'of']"})
-    args.out.write_text(f'{head[:-1]},\n"verbs": {{\n{rows}\n}}}}\n', encoding="utf-8")
+    write_word_counts(args.out, "verbs", verbs,
+                      f"after 'to' >= {MIN_TO} and >= {RATIO} x after a determiner or 'of', "
+                      f"in {len(records) - len(skip)} ICLR 2025 abstracts",
+                      "word: [after 'to', after a determiner or 'of']")
     print(f"{len(verbs)} verbs after 'to' ({', '.join(sorted(verbs)[:8])} …) written to "
           f"{args.out} in {time.perf_counter() - t:.0f} s")
 

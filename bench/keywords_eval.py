@@ -51,6 +51,15 @@ def held_out(records: Sequence[Record]) -> list[Record]:
     return sample(records, HELD_OUT)
 
 
+def write_word_counts(path: Path, section: str, counts: dict[str, list[int]], rule: str,
+                      legend: str) -> None:
+    """A packaged word list (`build_verbs.py`, `build_field_words.py`): its rule, what the
+    counts are, and one word a line, sorted, so a rebuilt list diffs word by word."""
+    rows = ",\n".join(f"  {json.dumps(w)}: {json.dumps(c)}" for w, c in sorted(counts.items()))
+    head = json.dumps({"rule": rule, "counts": legend})
+    path.write_text(f'{head[:-1]},\n"{section}": {{\n{rows}\n}}}}\n', encoding="utf-8")
+
+
 @cache
 def _stemmer() -> Callable[[str], str]:
     from nltk.stem.porter import PorterStemmer
