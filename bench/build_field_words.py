@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from keywords_eval import held_out, load_corpus, write_word_counts  # noqa: E402
+from keywords_eval import fitting_records, write_word_counts  # noqa: E402
 
 from paperkg.build.text import clean_text  # noqa: E402
 from paperkg.lexicon import FIELD_WORDS, is_common_word  # noqa: E402
@@ -65,9 +65,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=FIELD_WORDS)
     args = ap.parse_args()
     began = time.perf_counter()
-    records = load_corpus()
-    skip = {r.id for r in held_out(records)}
-    used = [r.abstract for r in records if r.id not in skip]
+    used = [r.abstract for r in fitting_records()]
     print(f"counting the words of {len(used)} abstracts …", flush=True)
     lower, capital = count(used)
     words = {w: [n, capital[w]] for w, n in lower.items()

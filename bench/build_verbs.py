@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from keywords_eval import held_out, load_corpus, write_word_counts  # noqa: E402
+from keywords_eval import fitting_records, write_word_counts  # noqa: E402
 
 from paperkg.build.grammar import VERBS_AFTER_TO  # noqa: E402
 from paperkg.build.text import clean_text, tokens  # noqa: E402
@@ -42,13 +42,10 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=VERBS_AFTER_TO)
     args = ap.parse_args()
     t = time.perf_counter()
-    records = load_corpus()
-    skip = {r.id for r in held_out(records)}
+    records = fitting_records()
     after_to: Counter[str] = Counter()
     after_det: Counter[str] = Counter()  # and after "of": a noun without determiner
     for r in records:
-        if r.id in skip:
-            continue
         toks = [w.lower() for w in tokens(clean_text(r.abstract))]
         for prev, word in zip(toks, toks[1:], strict=False):
             if prev == "to":
@@ -64,7 +61,7 @@ def main() -> None:
             verbs[word] = [n, after_det[word]]
     write_word_counts(args.out, "verbs", verbs,
                       f"after 'to' >= {MIN_TO} and >= {RATIO} x after a determiner or 'of', "
-                      f"in {len(records) - len(skip)} ICLR 2025 abstracts",
+                      f"in {len(records)} ICLR 2025 abstracts",
                       "word: [after 'to', after a determiner or 'of']")
     print(f"{len(verbs)} verbs after 'to' ({', '.join(sorted(verbs)[:8])} …) written to "
           f"{args.out} in {time.perf_counter() - t:.0f} s")

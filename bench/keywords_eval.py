@@ -51,6 +51,13 @@ def held_out(records: Sequence[Record]) -> list[Record]:
     return sample(records, HELD_OUT)
 
 
+def fitting_records() -> list[Record]:
+    """The corpus less the benchmark's held-out papers: what packaged statistics may read."""
+    records = load_corpus()
+    skip = {r.id for r in held_out(records)}
+    return [r for r in records if r.id not in skip]
+
+
 def write_word_counts(path: Path, section: str, counts: dict[str, list[int]], rule: str,
                       legend: str) -> None:
     """A packaged word list (`build_verbs.py`, `build_field_words.py`): its rule, what the

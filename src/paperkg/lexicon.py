@@ -30,8 +30,8 @@ from paperkg.memo import WordMemo
 __all__ = ["FIELD_WORDS", "FUNCTION_WORDS", "GENERIC_HEADS", "GENERIC_MODIFIERS",
            "GENERIC_NOUNS", "KIND_NOUNS", "QUANTITY_NOUNS", "UNITS", "WORD_PREFIXES",
            "edit_distance_one", "field_words_digest", "generic_modifier_forms", "is_acronym",
-           "is_common_word", "is_field_word", "is_shouted", "is_verb_ing", "is_verb_only",
-           "phrase_breaking_verbs", "pos", "singular", "stem", "verb_forms"]
+           "is_common_word", "is_field_word", "is_shouted", "is_verb_ed", "is_verb_ing",
+           "is_verb_only", "phrase_breaking_verbs", "pos", "singular", "stem", "verb_forms"]
 
 # prefixes written before a hyphen ("pre-trained", "Bi-directional" in a title): never names
 WORD_PREFIXES = frozenset("""
@@ -222,6 +222,18 @@ def is_verb_ing(word: str) -> bool:
     if not lemmas:
         return len(word) > 6
     verb = lemmas.get("VERB")
+    return bool(verb) and verb[0] != word
+
+
+@cache
+def is_verb_ed(word: str) -> bool:
+    """A verb's -ed form, one lower-case word of letters ("inspired", "augmented"), not a
+    word that only ends so ("speed", "bed"); the lexicon must know the verb."""
+    if not (word.endswith("ed") and word.isalpha() and word.islower()):
+        return False
+    from lemminflect import getAllLemmas
+
+    verb = getAllLemmas(word).get("VERB")
     return bool(verb) and verb[0] != word
 
 

@@ -23,6 +23,7 @@ from paperkg.lexicon import (
     WORD_PREFIXES,
     generic_modifier_forms,
     is_acronym,
+    is_verb_ed,
     is_verb_ing,
     is_verb_only,
     phrase_breaking_verbs,
@@ -162,13 +163,15 @@ _ATTRIBUTIVE_BREAKS = GENERIC_MODIFIERS - FUNCTION_WORDS - frozenset(
     "twofold threefold".split())
 
 
-def modifies_next(toks: list[str], end: int) -> bool:
+def modifies_next(toks: list[str], end: int, any_case: bool = False) -> bool:
     """Whether the run that ends before token `end` modifies the noun phrase that goes on
     after an evaluative adjective: "deterministic Pareto | optimal policies",
     "long-context | large language models". Its last word is a modifier there, not a
-    head, so that use is no use of a concept of its own."""
+    head, so that use is no use of a concept of its own. The adjective in lower case
+    ("Faster R-CNN" is a name) unless `any_case` (a title's "Privacy-Preserving |
+    Improved Stochastic Masking", of a word that is a modifier whatever follows)."""
     return (end + 1 < len(toks) and toks[end].lower() in _ATTRIBUTIVE_BREAKS
-            and toks[end] == toks[end].lower() and not _breaks(toks[end + 1]))
+            and (any_case or toks[end] == toks[end].lower()) and not _breaks(toks[end + 1]))
 
 
 # "long-context", "many-shot", "multi-agent", "low-rank": a degree or a count and a noun,
@@ -197,12 +200,8 @@ def _before_noun(toks: list[str], i: int) -> bool:
     hyphenated modifier that does ("open-vocabulary and closed-vocabulary generation")."""
     if i + 2 < len(toks) and toks[i + 1].lower() in ("and", "or") and "-" in toks[i + 2]:
         i += 2
-    if i + 1 >= len(toks):
-        return False
-    # an evaluative adjective between, in a title's case too ("Privacy-Preserving Improved
-    # Stochastic Masking")
-    return not _breaks(toks[i + 1]) or (toks[i + 1].lower() in _ATTRIBUTIVE_BREAKS and i + 2 <
-                                        len(toks) and not _breaks(toks[i + 2]))
+    return i + 1 < len(toks) and (
+        not _breaks(toks[i + 1]) or modifies_next(toks, i + 1, any_case=True))
 
 
 def _participle_compound(word: str) -> bool:
@@ -216,12 +215,7 @@ def _participle_compound(word: str) -> bool:
     if last.endswith("ing"):  # "flow-matching", "importance-sampling": nouns too
         return is_verb_ing(last) and "NOUN" not in word_pos(last) and (
             word.lower() not in _ING_NOUNS)
-    if last.endswith("ed") and last.isalpha():
-        from lemminflect import getAllLemmas
-
-        verb = getAllLemmas(last).get("VERB")
-        return bool(verb) and verb[0] != last
-    return False
+    return is_verb_ed(last)
 
 
 def counts_something(toks: list[str], start: int, run: list[str]) -> bool:
