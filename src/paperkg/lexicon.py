@@ -28,7 +28,8 @@ from typing import Any
 from paperkg.memo import WordMemo
 
 __all__ = ["FIELD_WORDS", "FUNCTION_WORDS", "GENERIC_HEADS", "GENERIC_MODIFIERS",
-           "GENERIC_NOUNS", "KIND_NOUNS", "QUANTITY_NOUNS", "UNITS", "WORD_PREFIXES",
+           "GENERIC_NOUNS", "KIND_NOUNS", "PLURAL_HEADS", "QUANTITY_NOUNS", "UNITS",
+           "WORD_PREFIXES",
            "edit_distance_one", "field_words_digest", "generic_modifier_forms", "is_acronym",
            "is_common_word", "is_field_word", "is_shouted", "is_verb_ed", "is_verb_ing",
            "is_verb_only", "phrase_breaking_verbs", "pos", "singular", "stem", "verb_forms"]
@@ -55,7 +56,7 @@ own per perhaps rather same seem seemed seeming seems several she should since s
 someone something sometime sometimes somewhat somewhere still such than that the their theirs
 them themselves then thence there thereafter thereby therefore therein thereupon these they this
 those though through throughout thus to today together too toward towards two three four five six
-seven eight nine ten under unlike until up upon us very via vs versus was we well were what
+seven eight nine ten under unlike until up upon us very via vs versus modulo was we well were what
 whatever when whence whenever where whereas whereby wherein whereupon wherever whether which
 while whilst who whoever whole whom whose why will with within without would yet you your yours
 yourself let lets let's can't won't don't doesn't isn't aren't wasn't it's we're they're thereof
@@ -86,6 +87,7 @@ longstanding daunting unusual plausible peculiar intolerable irreparable sheer l
 brief meaningful rigorous insufficient twofold threefold unprecedented tremendous enormous
 useful valuable helpful beneficial complicated unresolved dramatic extant
 general appropriate inappropriate adequate inadequate arbitrary longer shorter sharper tighter
+coming upcoming forthcoming
 """.split())
 
 # Units of measure, lower-cased: after a number ("72.6 m3 ha-1", "4.4 rad s-2") they are
@@ -129,7 +131,7 @@ sampling scaling attention language languages vision image images video videos t
 graph graphs knowledge feature features architecture architectures algorithm algorithms
 objective objectives loss losses metric metrics agent agents environment environments
 policy policies reward rewards signal signals space spaces theory theories research
-interpretation test tests
+interpretation test tests increase increases decrease decreases measure measures call calls
 """.split())
 
 # Nouns that never head a multi-word concept: "research significance", "ongoing
@@ -345,8 +347,13 @@ contribute encompass occur originate pertain reside resemble underpin go matter
 """.split()
 _AMBIGUOUS_BASE = frozenset("""
 attempt benefit build combine design focus help lack limit measure need result share study
-support use yield report hold lead aim apply name term go matter
+support use yield report hold lead aim apply name term go matter pose capture increase call
 """.split())
+# Their -s forms that head a compound noun as often as they are verbs: "ablation studies",
+# "similarity measures", "error terms", "API calls", "hand poses", "motion captures". They
+# end a phrase as its head where nothing follows them that a verb would take
+# (`grammar.runs`); "the model captures the structure" keeps its verb.
+PLURAL_HEADS = frozenset("studies measures terms calls poses captures designs".split())
 
 _IRREGULAR_VERB_FORMS = frozenset("""
 made found shown given taken held led kept lay lain became sought built proven drawn grown known

@@ -18,6 +18,7 @@ from paperkg.lexicon import (
     GENERIC_HEADS,
     GENERIC_MODIFIERS,
     GENERIC_NOUNS,
+    PLURAL_HEADS,
     QUANTITY_NOUNS,
     UNITS,
     WORD_PREFIXES,
@@ -272,6 +273,8 @@ def _splits(toks: list[str], idx: int, run: list[str]) -> bool:
             prev == "to" and idx > 1 and toks[idx - 2].lower() in {"how", "what"}
             and "VERB" in word_pos(low)):
         return True  # "used to train Megatron-Turing NLG", "How to fool radiologists"
+    if prev == "to" and nxt in _OBJECT_START and "VERB" in word_pos(low):
+        return True  # "to pose a threat", "to increase the margin": "pose", "increase" verbs
     if run and low == "near":
         return True  # "a model near Turing-Hopf bifurcation"; "near OOD detection" stays
     return bool(run) and _verb_after_plural(run[-1], low) or (
@@ -289,6 +292,38 @@ def _after_to(toks: list[str], idx: int) -> bool:
     """Right after "to", or after "to" and an adverb in -ly ("to accurately estimate")."""
     prev = toks[idx - 1].lower() if idx else ""
     return prev == "to" or (idx > 1 and _adverb(prev) and toks[idx - 2].lower() == "to")
+
+
+# what opens a verb's object right after it ("to capture the", "to pose a")
+_OBJECT_START = frozenset("the a an this these those its their our his her".split())
+# what may follow a noun phrase's head but not a transitive verb: the phrase ends there
+_AFTER_HEAD = frozenset("and or but nor can could may might must should would will of with on "
+                        "in for from across at by over under between among via".split())
+_SENTENCE_ENDS = frozenset(".!?:;")
+
+
+def _noun_here(toks: list[str], idx: int, run: list[str]) -> bool:
+    """A word the lexicon reads as a verb that is a noun of its phrase here: a plural head
+    (`lexicon.PLURAL_HEADS`) after a word of its run where a verb would want an object
+    ("ablation studies show", "similarity measures and", "hand poses."), and a capitalised
+    verb inside a sentence before a lower-case word of the phrase: a name ("Lie groups",
+    "Lie algebra", "Stochastic Lie group integrators"; a participle is none: "Correction
+    Using guidance Strategies"); and "least" of "least squares"."""
+    tok = toks[idx]
+    low = tok.lower()
+    nxt = toks[idx + 1] if idx + 1 < len(toks) else ""
+    if low in PLURAL_HEADS:
+        if not run or tok != low:
+            return False
+        n = nxt.lower()
+        return not is_word(nxt) or n in _AFTER_HEAD or n in _BE_HAVE or (
+            n in phrase_breaking_verbs() and n not in PLURAL_HEADS) or is_verb_only(n)
+    prev = toks[idx - 1] if idx else "."
+    if low == "least":  # "least squares", a function word elsewhere ("at least")
+        return nxt.lower() in ("squares", "square") and prev.lower() != "at"
+    return (tok[:1].isupper() and tok[1:].islower() and low in phrase_breaking_verbs()
+            and not low.endswith(("ing", "ed")) and prev not in _SENTENCE_ENDS
+            and is_word(nxt) and nxt.islower() and not _breaks(nxt))
 
 
 _GAINED = frozenset("momentum traction popularity prominence attention interest".split())
@@ -351,7 +386,7 @@ def runs(toks: list[str]) -> Iterator[tuple[int, list[str]]]:
             run = []
             start = idx + 1
             continue
-        if _breaks(tok) or _splits(toks, idx, run):
+        if not _noun_here(toks, idx, run) and (_breaks(tok) or _splits(toks, idx, run)):
             if run:
                 yield start, run
             run = []
