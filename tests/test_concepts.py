@@ -846,3 +846,8 @@ def test_verbs_that_are_nouns_of_their_phrase_keep_it_whole() -> None:
     assert not {"encoder captures", "study measures", "captures", "measures", "pose",
                 "increase"} & verbs, verbs
     assert {"Case studies", "risks", "margin"} <= verbs, verbs
+    # a question's verb after "do"/"does" and its subject (S2: "Where does AlphaGo go")
+    asked = {c.text for c in candidates("Where does AlphaGo go? How do language models "
+                                        "use context?")}
+    assert {"AlphaGo", "language models", "context"} <= asked, asked
+    assert not {"AlphaGo go", "use context"} & asked, asked

@@ -237,9 +237,12 @@ def _verb_after_plural(prev: str, low: str) -> bool:
     """"objectives form", "VLMs lack": a plural followed by a verb's base form."""
     plural = prev.endswith("s") and (singular(prev) != prev.lower() if not is_acronym(prev)
                                      else prev[-2:-1].isupper())
-    if not plural:
-        return False
-    # a base form ending in -s is "focus", "process", "access" (a verb's -s form is not)
+    return plural and _base_verb(low)
+
+
+def _base_verb(low: str) -> bool:
+    """A verb's base form ("form", "lack", "go"); one ending in -s is "focus", "process",
+    "access" (a verb's -s form is not: the lexicon takes "models" for a lemma of its own)."""
     return "VERB" in word_pos(low) and low in verb_forms(low) and (
         not low.endswith("s") or low.endswith(("ss", "us")))
 
@@ -275,6 +278,9 @@ def _splits(toks: list[str], idx: int, run: list[str]) -> bool:
         return True  # "used to train Megatron-Turing NLG", "How to fool radiologists"
     if prev == "to" and nxt in _OBJECT_START and "VERB" in word_pos(low):
         return True  # "to pose a threat", "to increase the margin": "pose", "increase" verbs
+    if run and idx > len(run) and toks[idx - len(run) - 1].lower() in ("do", "does", "did") \
+            and _base_verb(low):
+        return True  # a question's verb after its subject: "Where does AlphaGo go"
     if run and low == "near":
         return True  # "a model near Turing-Hopf bifurcation"; "near OOD detection" stays
     return bool(run) and _verb_after_plural(run[-1], low) or (
