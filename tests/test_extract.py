@@ -365,8 +365,8 @@ def _examples(text: str) -> set[str]:
 
 def test_a_term_named_only_as_an_example_or_a_contrast_is_an_aside() -> None:
     """ICLR 2025 phrasing: what "such as", "like", "e.g.", "similar (concept) to", "an
-    alternative to", "rather than" or "unlike" introduce is an example or a road not
-    taken, not what the abstract studies ("reminiscent of" and "analogous to" a likeness);
+    alternative to", "rather than", "as with" or "unlike" introduce is an example or a
+    road not taken, not what the abstract studies ("reminiscent of" and "analogous to" a likeness);
     "would like to" is no example, and a term
     the abstract names again, or in its title, stays, and a verb's -ing form opens
     another clause (`build.asides`)."""
@@ -378,12 +378,13 @@ def test_a_term_named_only_as_an_example_or_a_contrast_is_an_aside() -> None:
         "model collapse. Unlike diffusion models, we use gradient boosting. Tools such as "
         "code interpreters, and employing chain-of-thought reasoning, help. A task "
         "reminiscent of multi-task learning is analogous to contextual bandits. Inspired by "
-        "contrastive learning, we train without weight decay.")
+        "contrastive learning, we train without weight decay. Models tuned as with "
+        "standard RLHF struggle.")
     example = _examples(text)
     assert {"dropout", "autonomous driving", "robot navigation", "finance",
             "physics-informed neural networks", "gradient-boosted decision trees",
             "diffusion models", "multi-task learning", "contextual bandits",
-            "weight decay"} <= example, example
+            "weight decay", "RLHF"} <= example, example
     assert not {"model collapse", "gradient boosting", "tables", "chain-of-thought reasoning",
                 "chain-of-thought", "contrastive learning"} & example, example
     # an aside is named there only: a definition's short form is no second use, a longer

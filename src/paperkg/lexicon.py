@@ -87,7 +87,7 @@ longstanding daunting unusual plausible peculiar intolerable irreparable sheer l
 brief meaningful rigorous insufficient twofold threefold unprecedented tremendous enormous
 useful valuable helpful beneficial complicated unresolved dramatic extant
 general appropriate inappropriate adequate inadequate arbitrary longer shorter sharper tighter
-coming upcoming forthcoming
+coming upcoming forthcoming realistic unrealistic
 """.split())
 
 # Units of measure, lower-cased: after a number ("72.6 m3 ha-1", "4.4 rad s-2") they are

@@ -281,6 +281,9 @@ def _splits(toks: list[str], idx: int, run: list[str]) -> bool:
     if run and idx > len(run) and toks[idx - len(run) - 1].lower() in ("do", "does", "did") \
             and _base_verb(low):
         return True  # a question's verb after its subject: "Where does AlphaGo go"
+    after = toks[idx + 1][1:] if idx + 1 < len(toks) else ""
+    if low in generic_modifier_forms() and not any(ch.isupper() or ch.isdigit() for ch in after):
+        return True  # a title's "Better and Faster Human Animation"; "Faster R-CNN" a name
     if run and low == "near":
         return True  # "a model near Turing-Hopf bifurcation"; "near OOD detection" stays
     return bool(run) and _verb_after_plural(run[-1], low) or (
@@ -413,11 +416,13 @@ DETERMINERS = frozenset("the a an this these that those its their our his her ea
 # What introduces an example, a comparison or a road not taken: "methods such as L2 or
 # dropout", "applications like autonomous driving", "(e.g., e-commerce, finance)", "an
 # alternative to gradient-boosted decision trees", "similar to transfer learning", "a task
-# reminiscent of multi-task learning", "its applications in meta-learning".
+# reminiscent of multi-task learning", "its applications in meta-learning", "as with
+# standard RLHF".
 # "compared to DPO" is not one: a paper names its main baseline so, which ties it to
 # its line of work.
 _EXAMPLE_PAIRS = frozenset({("such", "as"), ("for", "example"), ("for", "instance"),
                             ("similar", "to"), ("alternative", "to"), ("alternatives", "to"),
+                            ("as", "with"),
                             ("rather", "than"), ("instead", "of"), ("reminiscent", "of"),
                             ("analogous", "to"), ("akin", "to"), ("applications", "in")})
 _NOT_LIKE = frozenset("would might could should we i you they not 'd".split())
