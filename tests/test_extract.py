@@ -536,8 +536,9 @@ def test_a_generic_term_of_the_field_is_kept_only_when_the_title_names_it() -> N
     """"Neural networks" and "machine learning" (terms of the whole field that few papers
     offering them choose) said again and again in an abstract about Lipschitz constants say
     what the paper works with, not what it is about; named in the title, even by the
-    short form the abstract defines ("LMs" for "language models"), they stay, and so they
-    do in a paper without a title. A specific umbrella term ("attention mechanism") is left
+    short form the abstract defines ("LMs" for "language models"), they stay, unless the
+    title only makes them the modifier of its own noun ("Neural Network Representations"),
+    and so they do in a paper without a title. A specific umbrella term ("attention mechanism") is left
     to the once-only rule."""
     from paperkg.build.asides import asides
     from paperkg.build.prior import packaged_prior
@@ -571,6 +572,11 @@ def test_a_generic_term_of_the_field_is_kept_only_when_the_title_names_it() -> N
     found = passing("Lipschitz constants of neural networks, and hallucinations in LMs")
     assert not {"neural networks", "Language models"} & found, found
     assert "machine learning" in found
+    # a title that uses it as the modifier of its own noun is about that noun (ICLR 2025:
+    # "Optimizing Neural Network Representations of Boolean Networks")
+    found = passing("Neural Network Representations of Lipschitz Bounds")
+    assert "neural networks" in found, found
+    assert "neural networks" not in passing("Neural Networks Meet Lipschitz Bounds")
     cs = candidates(body, known=prior.known())  # no title: only the abstract says
     untitled = asides(cs, [False] * len(cs), prior, body, None).passing
     assert "neural networks" not in untitled, untitled

@@ -20,7 +20,15 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from paperkg.build.grammar import ABBREVIATED, DETERMINERS, is_word, named_as_example
+from paperkg.build.grammar import (
+    ABBREVIATED,
+    DETERMINERS,
+    breaks,
+    is_word,
+    named_as_example,
+    noun_like_end,
+    verb_after_plural,
+)
 from paperkg.build.prior import KeywordPrior
 from paperkg.build.terms import abbreviations
 from paperkg.build.text import Candidate, tokens
@@ -71,7 +79,7 @@ def asides(cs: Sequence[Candidate], in_title: Sequence[bool], prior: KeywordPrio
                          or lone_word(c.text) and _uses(low, c.text) == 1
                          and stem(c.text.lower()) not in titled)}
     if prior:
-        passing |= _generic_outside_title(cs, in_title, prior, doc, title, picks)
+        passing |= _generic_outside_title(cs, prior, doc, title, picks)
     toks = tokens(doc) if any(once) else []
     examples = {c.text for c, o in zip(cs, once, strict=True)
                 if o and (named_as_example(toks, c.position)
@@ -190,9 +198,8 @@ def lone_word(text: str) -> bool:
     return text.isalpha() and not is_acronym(text) and is_common_word(text)
 
 
-def _generic_outside_title(cs: Sequence[Candidate], in_title: Sequence[bool],
-                           prior: KeywordPrior, doc: str, title: str | None,
-                           picks: Collection[str] | None) -> set[str]:
+def _generic_outside_title(cs: Sequence[Candidate], prior: KeywordPrior, doc: str,
+                           title: str | None, picks: Collection[str] | None) -> set[str]:
     """The generic terms of the field (`KeywordPrior.generic_term`: "neural networks",
     "machine learning", "latent space") that the title does not name, in any spelling or
     by the short form the abstract defines ("Hallucinations in LMs" names "language
@@ -200,14 +207,28 @@ def _generic_outside_title(cs: Sequence[Candidate], in_title: Sequence[bool],
     not what it is about. A paper without a title keeps them."""
     if not title:
         return set()  # nothing says what the paper is about but the abstract
-    generic = [c.text for c, t in zip(cs, in_title, strict=True)
-               if not t and (picks is None or c.text in picks) and prior.generic_term(c.text)]
+    generic = [c.text for c in cs
+               if (picks is None or c.text in picks) and prior.generic_term(c.text)]
     if not generic:
         return set()
     low = f" {title.lower()} "
     shorts = {a.long: a.short.lower() for a in abbreviations(doc)}
     return {g for g in generic
-            if not (_uses(low, g) or g in shorts and _uses(low, shorts[g]))}
+            if not (_names(low, g) or g in shorts and _names(low, shorts[g]))}
+
+
+def _names(low: str, phrase: str) -> bool:
+    """Whether a lower-cased title names a phrase as a phrase of its own, not as the
+    modifier of its next noun: "Neural Network Interpretability" is about
+    interpretability, "Neural Networks Meet Least Squares" about neural networks."""
+    stem = phrase.lower()[:-1] if phrase.endswith("s") and len(phrase) > 3 else phrase.lower()
+    for m in re.finditer(rf"(?<![\w-]){re.escape(stem)}s?(?![\w-])", low):
+        after = tokens(low[m.end():])
+        nxt = after[0] if after else ""
+        if not (nxt and is_word(nxt) and not breaks(nxt) and noun_like_end(nxt)
+                and not verb_after_plural(m.group(0).rsplit(" ", 1)[-1], nxt)):
+            return True
+    return False
 
 
 def _uses(low: str, phrase: str) -> int:

@@ -34,9 +34,9 @@ from paperkg.lexicon import (
 from paperkg.lexicon import pos as word_pos
 
 __all__ = ["ABBREVIATED", "ADJ_SUFFIX", "DETERMINERS", "HYPHEN_ADJ", "VERBS_AFTER_TO",
-           "bare_short_acronym", "counts_something", "idiom_object", "is_word", "modifies_next",
-           "named_as_example", "noun_like_end", "only_modifies", "possessor", "runs",
-           "valid_single", "valid_span"]
+           "bare_short_acronym", "breaks", "counts_something", "idiom_object", "is_word",
+           "modifies_next", "named_as_example", "noun_like_end", "only_modifies", "possessor",
+           "runs", "valid_single", "valid_span", "verb_after_plural"]
 
 #: Noun/verb homographs that are verbs after "to" ("used to train Megatron-Turing NLG"), counted in
 #: the ICLR 2025 abstracts by `bench/build_verbs.py`.
@@ -65,7 +65,9 @@ def is_word(tok: str) -> bool:
     return tok[0].isalnum()
 
 
-def _breaks(tok: str) -> bool:
+def breaks(tok: str) -> bool:
+    """Whether a word ends a noun phrase wherever it stands: punctuation, a function word,
+    a verb of `lexicon.phrase_breaking_verbs`, a number, an evaluative modifier."""
     if not is_word(tok) or len(tok) == 1 and tok.islower():
         return True  # a lower-case letter alone is a variable or unit: "rad s", "size m"
     low = tok.lower().replace("’", "'")
@@ -172,7 +174,7 @@ def modifies_next(toks: list[str], end: int, any_case: bool = False) -> bool:
     ("Faster R-CNN" is a name) unless `any_case` (a title's "Privacy-Preserving |
     Improved Stochastic Masking", of a word that is a modifier whatever follows)."""
     return (end + 1 < len(toks) and toks[end].lower() in _ATTRIBUTIVE_BREAKS
-            and (any_case or toks[end] == toks[end].lower()) and not _breaks(toks[end + 1]))
+            and (any_case or toks[end] == toks[end].lower()) and not breaks(toks[end + 1]))
 
 
 # "long-context", "many-shot", "multi-agent", "low-rank": a degree or a count and a noun,
@@ -202,7 +204,7 @@ def _before_noun(toks: list[str], i: int) -> bool:
     if i + 2 < len(toks) and toks[i + 1].lower() in ("and", "or") and "-" in toks[i + 2]:
         i += 2
     return i + 1 < len(toks) and (
-        not _breaks(toks[i + 1]) or modifies_next(toks, i + 1, any_case=True))
+        not breaks(toks[i + 1]) or modifies_next(toks, i + 1, any_case=True))
 
 
 def _participle_compound(word: str) -> bool:
@@ -233,7 +235,7 @@ def bare_short_acronym(word: str) -> bool:
     return len(word) <= 2 and word.isalpha() and is_acronym(word)
 
 
-def _verb_after_plural(prev: str, low: str) -> bool:
+def verb_after_plural(prev: str, low: str) -> bool:
     """"objectives form", "VLMs lack": a plural followed by a verb's base form."""
     plural = prev.endswith("s") and (singular(prev) != prev.lower() if not is_acronym(prev)
                                      else prev[-2:-1].isupper())
@@ -286,7 +288,7 @@ def _splits(toks: list[str], idx: int, run: list[str]) -> bool:
         return True  # a title's "Better and Faster Human Animation"; "Faster R-CNN" a name
     if run and low == "near":
         return True  # "a model near Turing-Hopf bifurcation"; "near OOD detection" stays
-    return bool(run) and _verb_after_plural(run[-1], low) or (
+    return bool(run) and verb_after_plural(run[-1], low) or (
         prev in _BEFORE_VERBS and "VERB" in word_pos(low)) or (
         prev == "by" and low.endswith("ing") and "VERB" in word_pos(low)) or (
         low in UNITS and prev[:1].isdigit())
@@ -332,7 +334,7 @@ def _noun_here(toks: list[str], idx: int, run: list[str]) -> bool:
         return nxt.lower() in ("squares", "square") and prev.lower() != "at"
     return (tok[:1].isupper() and tok[1:].islower() and low in phrase_breaking_verbs()
             and not low.endswith(("ing", "ed")) and prev not in _SENTENCE_ENDS
-            and is_word(nxt) and nxt.islower() and not _breaks(nxt))
+            and is_word(nxt) and nxt.islower() and not breaks(nxt))
 
 
 _GAINED = frozenset("momentum traction popularity prominence attention interest".split())
@@ -388,14 +390,14 @@ def runs(toks: list[str]) -> Iterator[tuple[int, list[str]]]:
     start = 0
     for idx, tok in enumerate(toks):
         owner = possessor(tok)
-        if owner is not None and not _breaks(owner):  # "the model’s outputs": "model" ends it
+        if owner is not None and not breaks(owner):  # "the model’s outputs": "model" ends it
             if not run:
                 start = idx
             yield start, [*run, owner]
             run = []
             start = idx + 1
             continue
-        if not _noun_here(toks, idx, run) and (_breaks(tok) or _splits(toks, idx, run)):
+        if not _noun_here(toks, idx, run) and (breaks(tok) or _splits(toks, idx, run)):
             if run:
                 yield start, run
             run = []
