@@ -538,8 +538,8 @@ def test_a_generic_term_of_the_field_is_kept_only_when_the_title_names_it() -> N
     what the paper works with, not what it is about; named in the title, even by the
     short form the abstract defines ("LMs" for "language models"), they stay, unless the
     title only makes them the modifier of its own noun ("Neural Network Representations"),
-    and so they do in a paper without a title. A specific umbrella term ("attention mechanism") is left
-    to the once-only rule."""
+    and so they do in a paper without a title. A specific umbrella term ("attention
+    mechanism") is left to the once-only rule."""
     from paperkg.build.asides import asides
     from paperkg.build.prior import packaged_prior
 
