@@ -357,7 +357,7 @@ def _asides(paper: Any, prior: Any) -> set[str]:
 
 def _examples(text: str) -> set[str]:
     """The candidates of a cleaned text that it names as an example or a contrast."""
-    from paperkg.build.grammar import named_as_example
+    from paperkg.build.asides import named_as_example
 
     toks = tokens(text)
     return {c.text for c in candidates(text) if named_as_example(toks, c.position)}

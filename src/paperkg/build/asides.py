@@ -3,7 +3,7 @@
 A term used once, outside the title, is an aside when the field names it in passing (a
 term of the whole field or an umbrella term, `KeywordPrior.passing_term`: "deep learning"
 in a paper on brain decoding, "learning rate" in one on instruction tuning); when the
-abstract names it only as an example or a contrast (`grammar.named_as_example`: "methods
+abstract names it only as an example or a contrast (`named_as_example`: "methods
 such as L2 or dropout", "applications like autonomous driving", "an alternative to
 gradient-boosted decision trees") or as one item of a list of three or more
 (`in_a_list`: "experiments across dialogue generation, mathematical reasoning and code
@@ -21,11 +21,12 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from paperkg.build.grammar import (
-    ABBREVIATED,
+    BE_HAVE,
     DETERMINERS,
+    ING_NOUNS,
     breaks,
+    is_roman,
     is_word,
-    named_as_example,
     noun_like_end,
     verb_after_plural,
 )
@@ -41,7 +42,7 @@ from paperkg.lexicon import (
     stem,
 )
 
-__all__ = ["NO_ASIDES", "Asides", "asides", "in_a_list", "lone_word"]
+__all__ = ["NO_ASIDES", "Asides", "asides", "in_a_list", "lone_word", "named_as_example"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,3 +236,62 @@ def _uses(low: str, phrase: str) -> int:
     """Whole-word uses of a phrase, singular or plural, in a lower-cased text."""
     stem = phrase.lower()[:-1] if phrase.endswith("s") and len(phrase) > 3 else phrase.lower()
     return len(re.findall(rf"(?<![\w-]){re.escape(stem)}s?(?![\w-])", low))
+
+
+# What introduces an example, a comparison or a road not taken: "methods such as L2 or
+# dropout", "applications like autonomous driving", "(e.g., e-commerce, finance)", "an
+# alternative to gradient-boosted decision trees", "similar to transfer learning", "a task
+# reminiscent of multi-task learning", "its applications in meta-learning", "as with
+# standard RLHF".
+# "compared to DPO" is not one: a paper names its main baseline so, which ties it to
+# its line of work.
+_EXAMPLE_PAIRS = frozenset({("such", "as"), ("for", "example"), ("for", "instance"),
+                            ("similar", "to"), ("alternative", "to"), ("alternatives", "to"),
+                            ("as", "with"),
+                            ("rather", "than"), ("instead", "of"), ("reminiscent", "of"),
+                            ("analogous", "to"), ("akin", "to"), ("applications", "in")})
+_NOT_LIKE = frozenset("would might could should we i you they not 'd".split())
+# the words before a dot that ends no sentence ("e.g.", "et al.")
+ABBREVIATED = frozenset({"e.g", "i.e", "etc", "vs", "al", "cf"})
+_EXAMPLE_REACH = 12  # tokens back from a phrase, within its clause
+# "including" is a verb after these or before a determiner: "by including a forecasting
+# objective within recurrent neural networks" names no example
+_BEFORE_GERUND = frozenset("by while when after before without from for".split())
+
+
+def named_as_example(toks: Sequence[str], pos: int) -> bool:
+    """Whether the phrase starting at token `pos` is named as an example or a contrast
+    ("such as", "like", "e.g.", "including", "for example", "similar (concept) to",
+    "alternative to", "rather than", "instead of", "unlike", "without", "reminiscent of",
+    "analogous to", "akin to", "applications in") in its clause, a list's definitions
+    ("(DRO)") passed over: an aside when the abstract names it only there ("a model
+    without extra pruning or quantization"; not "inspired by": what inspired a method is
+    often what it builds on, "inspired by video diffusion models").
+    A word the lexicon knows only as a verb, or a form of "be" or "have", ends the
+    clause: in "methods such as dropout degrade in adversarial training" the last is no
+    example; "including" after "by" or before a determiner is a verb ("by including a
+    forecasting objective")."""
+    j, stop = pos - 1, max(-1, pos - 1 - _EXAMPLE_REACH)
+    while j > stop:
+        low = toks[j].lower()
+        if low == ")" and j > 1 and toks[j - 2] == "(" and is_acronym(toks[j - 1]) and not (
+                is_roman(toks[j - 1]) or len(toks[j - 1]) < 2):
+            j -= 3  # "distributionally robust optimization (DRO), meta-learning"; not "(2)"
+            continue
+        if low == "including" and (j == 0 or toks[j - 1].lower() not in _BEFORE_GERUND) and (
+                j + 1 >= len(toks) or toks[j + 1].lower() not in DETERMINERS):
+            return True  # "tasks, including translation and instruction following"
+        if low in {";", ":", "!", "?", "(", ")"} or low == "." and (
+                j == 0 or toks[j - 1].lower() not in ABBREVIATED) or (
+                is_verb_ing(low) and low not in ING_NOUNS and j > 0
+                and toks[j - 1].lower() in {"and", "or", "by", "while", ","}) or (
+                low in BE_HAVE or is_verb_only(low) and not low.endswith(("ing", "ed"))):
+            return False  # another clause: "such as code interpreters, and employing CoT"
+        if low in {"e.g", "unlike", "without"} or low == "like" and (
+                j == 0 or toks[j - 1].lower() not in _NOT_LIKE):
+            return True
+        after = [t.lower() for t in toks[j + 1:j + 3]]
+        if after and (low, after[0]) in _EXAMPLE_PAIRS or low == "similar" and "to" in after:
+            return True
+        j -= 1
+    return False

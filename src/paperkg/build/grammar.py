@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
@@ -33,10 +33,10 @@ from paperkg.lexicon import (
 )
 from paperkg.lexicon import pos as word_pos
 
-__all__ = ["ABBREVIATED", "ADJ_SUFFIX", "DETERMINERS", "HYPHEN_ADJ", "VERBS_AFTER_TO",
-           "bare_short_acronym", "breaks", "counts_something", "idiom_object", "is_word",
-           "modifies_next", "named_as_example", "noun_like_end", "only_modifies", "possessor",
-           "runs", "valid_single", "valid_span", "verb_after_plural"]
+__all__ = ["ADJ_SUFFIX", "BE_HAVE", "DETERMINERS", "HYPHEN_ADJ", "ING_NOUNS", "VERBS_AFTER_TO",
+           "bare_short_acronym", "breaks", "counts_something", "idiom_object", "is_roman",
+           "is_word", "modifies_next", "noun_like_end", "only_modifies", "possessor", "runs",
+           "valid_single", "valid_span", "verb_after_plural"]
 
 #: Noun/verb homographs that are verbs after "to" ("used to train Megatron-Turing NLG"), counted in
 #: the ICLR 2025 abstracts by `bench/build_verbs.py`.
@@ -52,7 +52,7 @@ HYPHEN_ADJ = re.compile(
     r"step|turn|dimensional|grained|world|driven|guided|oriented|friendly|intensive|style|"
     r"consistent|invariant|equivariant|dependent|independent|sensitive|optimal|only|centric)$"
 )
-_ING_NOUNS = frozenset("""
+ING_NOUNS = frozenset("""
 reasoning prompting pretraining finetuning fine-tuning pre-training self-training unlearning
 red-teaming jailbreaking grounding captioning forecasting
 """.split())
@@ -93,14 +93,14 @@ def _adverb(low: str) -> bool:
 
 def noun_like_end(tok: str) -> bool:
     """Can this word end a noun phrase? The lexicon decides where it knows the word."""
-    if _roman(tok) or len(tok) == 1:
+    if is_roman(tok) or len(tok) == 1:
         # "Part II", "Governance Matters IV": a numbered part; "group G", "matrix A": a
         # variable's name; both trimmed off
         return False
     if is_acronym(tok):
         return True
     low = tok.lower()
-    if low in _ING_NOUNS or low.endswith("ing") and len(low) > 5:
+    if low in ING_NOUNS or low.endswith("ing") and len(low) > 5:
         return True  # a gerund ends a noun phrase ("prompt tuning"); single words: see below
     if low in {"offline", "online"} or HYPHEN_ADJ.search(low):
         return False
@@ -121,7 +121,8 @@ def noun_like_end(tok: str) -> bool:
 _ROMAN = re.compile(r"X{0,3}(?:IX|IV|V?I{0,3})")
 
 
-def _roman(word: str) -> bool:
+def is_roman(word: str) -> bool:
+    """A Roman numeral of two letters or more ("II", "IX")."""
     return len(word) > 1 and _ROMAN.fullmatch(word) is not None
 
 
@@ -134,7 +135,7 @@ def valid_span(words: list[str]) -> bool:
     if words[-1].lower() in GENERIC_HEADS:
         return False  # "research significance", "irrelevant ones"
     # "detecting distribution shifts": a verb-only -ing form does not start a concept
-    return not (first.endswith("ing") and is_verb_only(first) and first not in _ING_NOUNS)
+    return not (first.endswith("ing") and is_verb_only(first) and first not in ING_NOUNS)
 
 
 def valid_single(word: str) -> bool:
@@ -148,7 +149,7 @@ def valid_single(word: str) -> bool:
         return False  # "image-to-video", "end-to-end": a modifier too
     if is_acronym(word):
         return True
-    if low in GENERIC_NOUNS or low in GENERIC_HEADS or is_verb_only(low) and low not in _ING_NOUNS:
+    if low in GENERIC_NOUNS or low in GENERIC_HEADS or is_verb_only(low) and low not in ING_NOUNS:
         return False
     tags = word_pos(low)
     if "ADJ" in tags and (ADJ_SUFFIX.search(low) or low.endswith("ic")):
@@ -217,7 +218,7 @@ def _participle_compound(word: str) -> bool:
         return False
     if last.endswith("ing"):  # "flow-matching", "importance-sampling": nouns too
         return is_verb_ing(last) and "NOUN" not in word_pos(last) and (
-            word.lower() not in _ING_NOUNS)
+            word.lower() not in ING_NOUNS)
     return is_verb_ed(last)
 
 
@@ -264,7 +265,7 @@ def _splits(toks: list[str], idx: int, run: list[str]) -> bool:
     nxt = toks[idx + 1].lower() if idx + 1 < len(toks) else ""
     if nxt in _VERB_CONTEXT and low.endswith("s") and len(low) > 3 and "VERB" in word_pos(low):
         return True  # "the model breaks the curse"
-    if low.endswith("ing") and low not in _ING_NOUNS and is_verb_only(low):
+    if low.endswith("ing") and low not in ING_NOUNS and is_verb_only(low):
         if nxt in _VERB_CONTEXT and nxt not in _NOT_OBJECTS or nxt in GENERIC_MODIFIERS:
             return True  # "a library implementing the theory", "a series assessing issues"
         if run and (nxt in _PARTICIPLE_NEXT or nxt == "that" and low in _REPORTING):
@@ -305,6 +306,7 @@ def _after_to(toks: list[str], idx: int) -> bool:
     return prev == "to" or (idx > 1 and _adverb(prev) and toks[idx - 2].lower() == "to")
 
 
+BE_HAVE = frozenset("is are was were be been has have had".split())
 # what opens a verb's object right after it ("to capture the", "to pose a")
 _OBJECT_START = frozenset("the a an this these those its their our his her".split())
 # what may follow a noun phrase's head but not a transitive verb: the phrase ends there
@@ -327,7 +329,7 @@ def _noun_here(toks: list[str], idx: int, run: list[str]) -> bool:
         if not run or tok != low:
             return False
         n = nxt.lower()
-        return not is_word(nxt) or n in _AFTER_HEAD or n in _BE_HAVE or (
+        return not is_word(nxt) or n in _AFTER_HEAD or n in BE_HAVE or (
             n in phrase_breaking_verbs() and n not in PLURAL_HEADS) or is_verb_only(n)
     prev = toks[idx - 1] if idx else "."
     if low == "least":  # "least squares", a function word elsewhere ("at least")
@@ -383,8 +385,9 @@ def runs(toks: list[str]) -> Iterator[tuple[int, list[str]]]:
     "implementing"; so is a verb's base form right after a plural noun ("objectives
     form", "models lack adaptability": a plural rarely modifies the next noun), and after a
     subject, modal or "also"/"not" ("can support data scientists"), and a gerund after
-    "by" ("by leveraging LLMs"); and a unit after a number (`_splits`). A possessive ends
-    its run with the owner.
+    "by" ("by leveraging LLMs"); and a unit after a number (`_splits`). A form read as a
+    verb that is a noun of its phrase there ("ablation studies", "Lie groups",
+    `_noun_here`) does not split it. A possessive ends its run with the owner.
     """
     run: list[str] = []
     start = 0
@@ -414,62 +417,3 @@ def runs(toks: list[str]) -> Iterator[tuple[int, list[str]]]:
 # before one is a verb ("by including a forecasting objective").
 DETERMINERS = frozenset("the a an this these that those its their our his her each every "
                         "any some no such".split())
-
-# What introduces an example, a comparison or a road not taken: "methods such as L2 or
-# dropout", "applications like autonomous driving", "(e.g., e-commerce, finance)", "an
-# alternative to gradient-boosted decision trees", "similar to transfer learning", "a task
-# reminiscent of multi-task learning", "its applications in meta-learning", "as with
-# standard RLHF".
-# "compared to DPO" is not one: a paper names its main baseline so, which ties it to
-# its line of work.
-_EXAMPLE_PAIRS = frozenset({("such", "as"), ("for", "example"), ("for", "instance"),
-                            ("similar", "to"), ("alternative", "to"), ("alternatives", "to"),
-                            ("as", "with"),
-                            ("rather", "than"), ("instead", "of"), ("reminiscent", "of"),
-                            ("analogous", "to"), ("akin", "to"), ("applications", "in")})
-_NOT_LIKE = frozenset("would might could should we i you they not 'd".split())
-# the words before a dot that ends no sentence ("e.g.", "et al.")
-ABBREVIATED = frozenset({"e.g", "i.e", "etc", "vs", "al", "cf"})
-_BE_HAVE = frozenset("is are was were be been has have had".split())
-_EXAMPLE_REACH = 12  # tokens back from a phrase, within its clause
-# "including" is a verb after these or before a determiner: "by including a forecasting
-# objective within recurrent neural networks" names no example
-_BEFORE_GERUND = frozenset("by while when after before without from for".split())
-
-
-def named_as_example(toks: Sequence[str], pos: int) -> bool:
-    """Whether the phrase starting at token `pos` is named as an example or a contrast
-    ("such as", "like", "e.g.", "including", "for example", "similar (concept) to",
-    "alternative to", "rather than", "instead of", "unlike", "without", "reminiscent of",
-    "analogous to", "akin to", "applications in") in its clause, a list's definitions
-    ("(DRO)") passed over: an aside when the abstract names it only there ("a model
-    without extra pruning or quantization"; not "inspired by": what inspired a method is
-    often what it builds on, "inspired by video diffusion models").
-    A word the lexicon knows only as a verb, or a form of "be" or "have", ends the
-    clause: in "methods such as dropout degrade in adversarial training" the last is no
-    example; "including" after "by" or before a determiner is a verb ("by including a
-    forecasting objective")."""
-    j, stop = pos - 1, max(-1, pos - 1 - _EXAMPLE_REACH)
-    while j > stop:
-        low = toks[j].lower()
-        if low == ")" and j > 1 and toks[j - 2] == "(" and is_acronym(toks[j - 1]) and not (
-                _roman(toks[j - 1]) or len(toks[j - 1]) < 2):
-            j -= 3  # "distributionally robust optimization (DRO), meta-learning"; not "(2)"
-            continue
-        if low == "including" and (j == 0 or toks[j - 1].lower() not in _BEFORE_GERUND) and (
-                j + 1 >= len(toks) or toks[j + 1].lower() not in DETERMINERS):
-            return True  # "tasks, including translation and instruction following"
-        if low in {";", ":", "!", "?", "(", ")"} or low == "." and (
-                j == 0 or toks[j - 1].lower() not in ABBREVIATED) or (
-                is_verb_ing(low) and low not in _ING_NOUNS and j > 0
-                and toks[j - 1].lower() in {"and", "or", "by", "while", ","}) or (
-                low in _BE_HAVE or is_verb_only(low) and not low.endswith(("ing", "ed"))):
-            return False  # another clause: "such as code interpreters, and employing CoT"
-        if low in {"e.g", "unlike", "without"} or low == "like" and (
-                j == 0 or toks[j - 1].lower() not in _NOT_LIKE):
-            return True
-        after = [t.lower() for t in toks[j + 1:j + 3]]
-        if after and (low, after[0]) in _EXAMPLE_PAIRS or low == "similar" and "to" in after:
-            return True
-        j -= 1
-    return False
