@@ -483,7 +483,8 @@ def test_a_term_named_only_as_one_item_of_a_list_of_three_is_an_aside() -> None:
     term named only there is one of several the paper was measured on. Two items, a
     clause between commas ("the bandit, which is hard, and"), a list outside such a
     sentence ("the techniques employed are A, B, and C"), a term named again or in the
-    title are not."""
+    title are not. A list in parentheses needs no "and" ("attacks (BadNets, LC,
+    Trojan)")."""
     from paperkg.build.asides import asides, in_a_list
 
     title = "Low-rank gradients for code generation"
@@ -502,6 +503,14 @@ def test_a_term_named_only_as_one_item_of_a_list_of_three_is_an_aside() -> None:
     assert not {"multi-armed bandit", "link prediction", "diffusion models", "transformers",
                 "knowledge distillation", "code generation"} & listed, listed
     # (the last: first named in the title)
+    # a list in parentheses needs no "and", and a name in capitals is an item (ICLR 2025)
+    doc2 = clean_text("Experiments across six feature extractors (SimCLR, ViT, ALIGN, CLIP, "
+                      "and BLIP-2) resist nine attacks (BadNets, WaNet, Trojan, BppAttack). "
+                      "We defend with pruning (a simple method).")
+    toks2, cs2 = tokens(doc2), candidates(doc2)
+    listed2 = {c.text for c in cs2 if in_a_list(toks2, c.position, len(tokens(c.text)))}
+    assert {"CLIP", "BLIP-2", "Trojan", "WaNet"} <= listed2, listed2
+    assert "simple method" not in listed2 and "pruning" not in listed2
     low = f" {title.lower()} "
     found = asides(cs, [f" {c.text.lower()} " in low for c in cs], None, doc, title).examples
     assert {"mathematical reasoning", "drug discovery", "robotics"} <= found, found

@@ -141,7 +141,9 @@ def in_a_list(toks: Sequence[str], start: int, n: int) -> bool:
         if last == j:
             return False  # ", which ...": a clause, not a list
         items, j = items + 1, last
-    return joined and items >= 3 and _about_evaluation(toks, start)
+    # a list in parentheses needs no "and": "attacks (BadNets, LC, SIG, Trojan)"
+    bracketed = i > 0 and toks[i - 1] == "(" and j < len(toks) and toks[j] == ")"
+    return (joined or bracketed) and items >= 3 and _about_evaluation(toks, start)
 
 
 def _about_evaluation(toks: Sequence[str], at: int) -> bool:
@@ -167,6 +169,8 @@ def _item_word(tok: str, last: bool) -> bool:
     low = tok.lower()
     if not is_word(tok) or low in _NOT_IN_ITEM:
         return False
+    if len(tok) > 1 and tok.isupper():
+        return True  # a name in capitals: "ALIGN", "CLIP" in a list of models
     if is_verb_only(low):
         return (last and low.endswith("ing")) or low.endswith("ed")
     return last or not is_verb_ing(low)
