@@ -29,10 +29,10 @@ from paperkg.memo import WordMemo
 
 __all__ = ["FIELD_WORDS", "FUNCTION_WORDS", "GENERIC_HEADS", "GENERIC_MODIFIERS",
            "GENERIC_NOUNS", "KIND_NOUNS", "PLURAL_HEADS", "QUANTITY_NOUNS", "UNITS",
-           "WORD_PREFIXES",
-           "edit_distance_one", "field_words_digest", "generic_modifier_forms", "is_acronym",
-           "is_common_word", "is_field_word", "is_shouted", "is_verb_ed", "is_verb_ing",
-           "is_verb_only", "phrase_breaking_verbs", "pos", "singular", "stem", "verb_forms"]
+           "WORD_PREFIXES", "edit_distance_one", "field_words_digest", "generic_modifier_forms",
+           "is_acronym", "is_common_word", "is_field_word", "is_shouted", "is_verb_ed",
+           "is_verb_ing", "is_verb_only", "phrase_breaking_verbs", "pos", "singular", "stem",
+           "verb_forms"]
 
 # prefixes written before a hyphen ("pre-trained", "Bi-directional" in a title): never names
 WORD_PREFIXES = frozenset("""
@@ -216,26 +216,33 @@ def is_verb_ing(word: str) -> bool:
     """A verb's -ing form, one word of letters ("learning", "quantizing"), not a word that
     only ends so ("string", "morning") nor a hyphenated modifier ("training-free"). A word
     the lexicon does not know is one if long enough ("backdooring", "demystifying")."""
-    if not (word.endswith("ing") and word.isalpha() and word.islower()):
+    lemmas = _lemmas(word, "ing")
+    if lemmas is None:
         return False
-    from lemminflect import getAllLemmas
-
-    lemmas = getAllLemmas(word)
-    if not lemmas:
-        return len(word) > 6
-    verb = lemmas.get("VERB")
-    return bool(verb) and verb[0] != word
+    return len(word) > 6 if not lemmas else _inflected(word, lemmas)
 
 
 @cache
 def is_verb_ed(word: str) -> bool:
     """A verb's -ed form, one lower-case word of letters ("inspired", "augmented"), not a
     word that only ends so ("speed", "bed"); the lexicon must know the verb."""
-    if not (word.endswith("ed") and word.isalpha() and word.islower()):
-        return False
+    lemmas = _lemmas(word, "ed")
+    return lemmas is not None and _inflected(word, lemmas)
+
+
+def _lemmas(word: str, ending: str) -> dict[str, tuple[str, ...]] | None:
+    """lemminflect's lemmas of a lower-case word of letters with this ending; None for
+    any other word."""
+    if not (word.endswith(ending) and word.isalpha() and word.islower()):
+        return None
     from lemminflect import getAllLemmas
 
-    verb = getAllLemmas(word).get("VERB")
+    return dict(getAllLemmas(word))
+
+
+def _inflected(word: str, lemmas: dict[str, tuple[str, ...]]) -> bool:
+    """Whether the lexicon reads the word as a form of a verb other than itself."""
+    verb = lemmas.get("VERB", ())
     return bool(verb) and verb[0] != word
 
 

@@ -17,7 +17,7 @@ only mentions.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 
 from paperkg.build.grammar import (
@@ -226,8 +226,7 @@ def _names(low: str, phrase: str) -> bool:
     """Whether a lower-cased title names a phrase as a phrase of its own, not as the
     modifier of its next noun: "Neural Network Interpretability" is about
     interpretability, "Neural Networks Meet Least Squares" about neural networks."""
-    stem = phrase.lower()[:-1] if phrase.endswith("s") and len(phrase) > 3 else phrase.lower()
-    for m in re.finditer(rf"(?<![\w-]){re.escape(stem)}s?(?![\w-])", low):
+    for m in _matches(low, phrase):
         after = tokens(low[m.end():])
         nxt = after[0] if after else ""
         if not (nxt and is_word(nxt) and not breaks(nxt) and noun_like_end(nxt)
@@ -238,8 +237,12 @@ def _names(low: str, phrase: str) -> bool:
 
 def _uses(low: str, phrase: str) -> int:
     """Whole-word uses of a phrase, singular or plural, in a lower-cased text."""
+    return sum(1 for _ in _matches(low, phrase))
+
+
+def _matches(low: str, phrase: str) -> Iterator[re.Match[str]]:
     stem = phrase.lower()[:-1] if phrase.endswith("s") and len(phrase) > 3 else phrase.lower()
-    return len(re.findall(rf"(?<![\w-]){re.escape(stem)}s?(?![\w-])", low))
+    return re.finditer(rf"(?<![\w-]){re.escape(stem)}s?(?![\w-])", low)
 
 
 # What introduces an example, a comparison or a road not taken: "methods such as L2 or
