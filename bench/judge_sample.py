@@ -57,8 +57,8 @@ def _papers(n: int, skip: int = 0) -> list[dict[str, str]]:
 
 
 def _name(args: argparse.Namespace) -> str:
-    """What a sample's files are called: the source file's stem, or the ICLR sample's size."""
-    return args.input.name.split(".")[0] if args.input else str(args.n)
+    """What a sample's files are called: the source file's name, or the ICLR sample's size."""
+    return args.input.name.replace(".", "-") if args.input else str(args.n)
 
 
 def run(args: argparse.Namespace) -> None:

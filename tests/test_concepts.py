@@ -856,3 +856,21 @@ def test_verbs_that_are_nouns_of_their_phrase_keep_it_whole() -> None:
                                         "use context?")}
     assert {"AlphaGo", "language models", "context"} <= asked, asked
     assert not {"AlphaGo go", "use context"} & asked, asked
+
+
+def test_a_common_word_beside_an_acronym_is_that_names_word() -> None:
+    """ICLR 2025 medKq3cONT wrote "Semantic IDs" and "the Semantic Representation" but
+    also "the semantic representation", and the label of its title's "Scalable Semantic
+    Representation" was "scalable Semantic representation": a common word capitalised
+    beside an acronym is part of that name ("Semantic IDs"), no evidence for the phrase's
+    case. A name of words and an acronym keeps its capitals."""
+    papers = [
+        Paper("a", "Ranking models now use Semantic IDs made by LLMs. We widen the Semantic "
+              "Representation with codebooks; the semantic representation scales well.",
+              "Towards Scalable Semantic Representation for Ranking", "test"),
+        Paper("b", "We fine-tune Stable Diffusion XL, and Stable Diffusion XL improves.", "b",
+              "test")]
+    scheme = build_scheme({"a": [("Scalable Semantic Representation", 0.5)],
+                           "b": [("Stable Diffusion XL", 0.5)]}, papers)
+    labels = {c.pref_label for c in scheme.concepts.values()}
+    assert labels == {"scalable semantic representation", "Stable Diffusion XL"}, labels

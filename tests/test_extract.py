@@ -661,6 +661,44 @@ def test_a_known_term_cut_by_a_verb_form_is_read_whole() -> None:
     assert "Real-world formal theorem" in alone and "theorem proving" not in alone
 
 
+def test_a_known_term_opened_by_an_evaluative_word_is_read_whole() -> None:
+    """"natural", "whole", "free" end a phrase elsewhere ("natural images"), so the grammar
+    cut "natural | language benchmarks" and offered the fragment "language benchmarks"
+    (ICLR 2025 nUOmJ4Qop5). Where such a word opens a known term with the next words, the
+    phrase is read whole and no tail cuts the term; a word that grades ("efficient") stays
+    out even so."""
+    from paperkg.build.prior import packaged_prior
+
+    text = ("We test on computer vision and natural language benchmarks. Whole slide images "
+            "are large; the free energy principle explains it. An efficient training recipe.")
+    known = {c.text for c in candidates(text, known=packaged_prior().known())}
+    assert {"natural language benchmarks", "Whole slide images",
+            "free energy principle", "training recipe"} <= known, known
+    assert not known & {"language benchmarks", "slide images", "energy principle",
+                        "efficient training recipe"}, known
+    alone = {c.text for c in candidates(text)}
+    assert "language benchmarks" in alone and "natural language benchmarks" not in alone
+
+
+def test_a_definition_inside_a_phrase_does_not_cut_it() -> None:
+    """"visual autoregressive (VAR) modeling" gave "visual autoregressive", an adjective
+    left without its noun (ICLR 2025 v46TPwU0Uy): a long form whose definition stands
+    inside its phrase is read with the head that follows, and a long form that is no noun
+    phrase is defined as that. A verb after the definition, a plural long form and a kind
+    noun after a noun phrase are not heads."""
+    text = ("ControlVAR explores visual autoregressive (VAR) modeling for generation. We "
+            "study large language model (LLM) agents and zeroth-order (ZO) optimization. "
+            "Retrieval-Augmented Generation (RAG) methods help. Continual Learning (CL) "
+            "tackles the problem. Large language models (LLMs) hallucinate.")
+    found = {c.text: c for c in candidates(text)}
+    assert found["visual autoregressive modeling"].defined
+    assert found["zeroth-order optimization"].defined
+    assert {"large language model agents", "large language model"} <= found.keys()
+    assert not found.keys() & {"visual autoregressive", "zeroth-order",
+                               "Retrieval-Augmented Generation methods",
+                               "Continual Learning tackles", "Large language models hallucinate"}
+
+
 def test_a_verb_and_its_object_is_no_concept(cache_dir: Path) -> None:
     """A title or sentence opened by a verb's -ing form ("Understanding Learning with ...",
     "Screener: Learning Conditional Distribution of ...") or a gerund after a preposition

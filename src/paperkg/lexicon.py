@@ -28,7 +28,8 @@ from typing import Any
 from paperkg.memo import WordMemo
 
 __all__ = ["FIELD_WORDS", "FUNCTION_WORDS", "GENERIC_HEADS", "GENERIC_MODIFIERS",
-           "GENERIC_NOUNS", "KIND_NOUNS", "PLURAL_HEADS", "QUANTITY_NOUNS", "UNITS",
+           "GENERIC_NOUNS", "GRADING_MODIFIERS", "KIND_NOUNS", "PLURAL_HEADS", "QUANTITY_NOUNS",
+           "UNITS",
            "WORD_PREFIXES", "edit_distance_one", "field_words_digest", "generic_modifier_forms",
            "is_acronym", "is_common_word", "is_field_word", "is_shouted", "is_verb_ed",
            "is_verb_ing", "is_verb_only", "phrase_breaking_verbs", "pos", "singular", "stem",
@@ -88,6 +89,14 @@ brief meaningful rigorous insufficient twofold threefold unprecedented tremendou
 useful valuable helpful beneficial complicated unresolved dramatic extant
 general appropriate inappropriate adequate inadequate arbitrary longer shorter sharper tighter
 coming upcoming forthcoming realistic unrealistic
+""".split())
+# The generic modifiers that grade a thing rather than classify it: a writer's claim even
+# where they open a known term ("efficient training recipe", "theoretical analysis
+# framework"), unlike "natural language", "optimal transport", "free energy", "whole slide
+# images" (`build.text`).
+GRADING_MODIFIERS = frozenset("""
+efficient effective fast accurate powerful theoretical empirical diverse comprehensive
+extensive competitive simple
 """.split())
 
 # Units of measure, lower-cased: after a number ("72.6 m3 ha-1", "4.4 rad s-2") they are

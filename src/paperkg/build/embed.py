@@ -24,7 +24,13 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from paperkg.build.models import Progress, load_once, model_path, normalise
+from paperkg.build.models import (
+    Progress,
+    load_once,
+    model_path,
+    normalise,
+    quiet_load_report,
+)
 from paperkg.build.staticmap import MappedEmbedder
 from paperkg.settings import default_cache_dir
 
@@ -338,6 +344,7 @@ def _distill(target: Path, pca_dims: int) -> None:
     except ImportError:
         sys.exit("the static embedder is distilled on first use and needs model2vec's "
                  "distill extra: pip install 'model2vec[distill]'")
+    quiet_load_report()  # the transformer loads here too: no harmless load report
     model = distill(model_name=model_path(), pca_dims=pca_dims, device="cpu")
     tmp = target.with_name(target.name + ".tmp")
     model.save_pretrained(str(tmp))

@@ -109,9 +109,10 @@ class NameEvidence:
         "TURING-HOPF"); None with no such use (a title word).
 
         `beside`: the phrase's words next to this one, lower case. A common word
-        capitalised among other Title Case words, none of them its neighbours in the
-        phrase, is part of another name ("a Transformer-based Diffusion Model" says
-        nothing of "diffusion transformers"); "Stable" beside "Diffusion" counts.
+        capitalised among other Title Case words or acronyms, none of them its neighbours
+        in the phrase, is part of another name ("a Transformer-based Diffusion Model" says
+        nothing of "diffusion transformers", "Semantic IDs" nothing of "semantic
+        representation"); "Stable" beside "Diffusion" counts.
 
         `strict` (a word a label would capitalise against its papers' own lower-case
         spelling of the phrase): any word among other Title Case words or acronyms is
@@ -125,7 +126,7 @@ class NameEvidence:
                 continue  # "Code Division Multiple Access (CDMA)": capitals by convention
             spelled = text[i:j]
             if spelled != spelled.lower():  # "3D" has its capital after the digit
-                if (common or strict) and _in_other_name(text, i, j, beside, strict):
+                if (common or strict) and _in_other_name(text, i, j, beside, True):
                     continue
                 capital[spelled] = capital.get(spelled, 0) + 1
             else:

@@ -11,27 +11,21 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Collection, Iterator
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from paperkg.build.grammar import (
-    DETERMINERS,
-    bare_short_acronym,
-    counts_something,
-    idiom_object,
-    is_word,
-    modifies_next,
     noun_like_end,
     only_modifies,
-    possessor,
-    runs,
-    valid_single,
-    valid_span,
 )
 from paperkg.build.ingest import Paper
+from paperkg.build.tails import known_spans, tails
 from paperkg.build.terms import Abbreviation, abbreviations, term_key
-from paperkg.lexicon import KIND_NOUNS, is_acronym, is_verb_ing, singular
+from paperkg.lexicon import (
+    is_acronym,
+    is_verb_ing,
+)
 from paperkg.repair import repair_text, strip_boilerplate, strip_citations
 
 __all__ = ["Candidate", "KnownTerms", "candidates", "clean_text", "code_links", "document_text",
@@ -209,11 +203,13 @@ def candidates(
     (an acronym is a name even so: "CLIP features").
     """
     toks = tokens(text)
-    seen, alone, inside, inner = _tails(toks, max_words, known)
+    defs = abbreviations(text)
+    seen, alone, inside, inner = tails(toks, max_words, known,
+                                        {a.short: a.long.lower() for a in defs})
     from_tails = set(seen)
     if known is not None:
         standalone: set[str] = set()
-        for pos, phrase in _known_spans(toks, known, max_words):
+        for pos, phrase in known_spans(toks, known, max_words):
             key = phrase.lower()
             if key in from_tails or " " in key or pos not in inner or is_acronym(phrase):
                 standalone.add(key)  # here not a modifier of a later word
@@ -226,19 +222,25 @@ def candidates(
                      and is_verb_ing(key.split(" ", 1)[0]))
            for key, (pos, count, form) in seen.items()
            if " " in key or not only_modifies(toks, form)]
-    return _fold_initials(_fold_abbreviations(out, abbreviations(text), text))
+    return _fold_initials(_fold_abbreviations(out, defs, text))
 
 
 def _fold_abbreviations(
     cands: list[Candidate], abbrevs: list[Abbreviation], text: str
 ) -> list[Candidate]:
-    """Add each defined long form, counting its short form's uses, and drop the short form."""
+    """Add each defined long form, counting its short form's uses, and drop the short form.
+    A long form that is no noun phrase ("zeroth-order (ZO) optimization", "visual
+    autoregressive (VAR) modeling") is defined with the head that follows its definition
+    (`_across_definition`), when there is one."""
     if not abbrevs:
         return cands
     by_lower = {c.text.lower(): c for c in cands}
     shorts = {a.short.lower() for a in abbrevs}
     out = [c for c in cands if c.text.lower() not in shorts]
     for a in abbrevs:
+        if not noun_like_end(a.long.split()[-1]):
+            a = Abbreviation(a.short, next((c.text for c in cands if c.text.lower().startswith(
+                a.long.lower() + " ")), a.long))
         long_c = by_lower.get(a.long.lower())
         short_c = by_lower.get(a.short.lower())
         count = (long_c.count if long_c else 1) + (short_c.count if short_c else 0)
@@ -279,85 +281,3 @@ def _fold_initials(cands: list[Candidate]) -> list[Candidate]:
         out[long_text] = replace(long_c, count=long_c.count + short_c.count,
                                  position=min(long_c.position, short_c.position))
     return sorted(out.values(), key=lambda c: c.position)
-
-
-def _known_spans(toks: list[str], known: KnownTerms, max_words: int) -> Iterator[
-        tuple[int, str]]:
-    """(position, phrase) of every span of up to `max_words + 1` words whose key is known."""
-    n = len(toks)
-    for i, tok in enumerate(toks):
-        if not is_word(tok):
-            continue
-        first = tok.lower().split("-")[0]
-        if first not in known.first_words and tok.lower() not in known.first_words:
-            continue
-        for j in range(i + 1, min(n, i + max_words + 1) + 1):
-            if not is_word(toks[j - 1]):
-                break
-            owner = possessor(toks[j - 1])  # "the large language model’s outputs"
-            phrase = " ".join([*toks[i:j - 1], owner or toks[j - 1]])
-            if term_key(phrase) in known.keys and (
-                    j - i > 1 or (valid_single(phrase) and not idiom_object(toks, i))):
-                yield i, phrase
-            if owner is not None:
-                break
-
-
-def _valid_tails(toks: list[str], max_words: int, known: KnownTerms | None,
-                 inner: set[int] | None = None,
-                 ) -> Iterator[tuple[int, list[str], bool, bool]]:
-    """(start, words, longest, leads) of every candidate tail of every run, the longest
-    valid tail of each run flagged, and whether the tail opens its run other than after a
-    determiner ("Learning compact models is", "for testing GUIs"; not "the signaling
-    molecules", "discriminative imaging features"). A run that a verb form cut inside a
-    known term goes on to include it: "formal theorem | proving", "sequential decision |
-    making" are "formal theorem proving" and "sequential decision making", not "formal
-    theorem" and "sequential decision" (the verb's forms end most phrases: "methods
-    proving", "factors making"). `inner` receives the positions of the words that modify
-    a later noun-like word of their run, other than a kind noun ("compression |
-    techniques", "prompt-tuning | approach" name "compression" and "prompt tuning")."""
-    for start, run in runs(toks):
-        after = start + len(run)
-        joined = known is not None and after < len(toks) and is_word(toks[after]) and (
-            term_key(f"{run[-1]} {toks[after]}") in known.keys)
-        if joined:
-            run = [*run, toks[after]]
-        if counts_something(toks, start, run):
-            continue
-        end = len(run)
-        while end and not noun_like_end(run[end - 1]):
-            end -= 1
-        if inner is not None and end > 1:  # not before a kind noun: "transformer | models"
-            inner.update(range(start, start + end - 1 - (singular(run[end - 1]) in KIND_NOUNS)))
-        # "deterministic Pareto | optimal policies": the run is a modifier there
-        longest = end < len(run) or joined or not modifies_next(toks, after)
-        last = end - 1 if joined and end == len(run) else end  # no tail of the verb alone
-        for i in range(max(0, end - max_words), last):
-            words = run[i:end]
-            if not valid_span(words) or len(words) == 1 and bare_short_acronym(words[0]):
-                continue
-            yield start + i, words, longest, i == 0 and not (
-                start and toks[start - 1].lower() in DETERMINERS)
-            longest = False
-
-
-def _tails(toks: list[str], max_words: int, known: KnownTerms | None,
-           ) -> tuple[dict[str, tuple[int, int, str]], set[str], set[str], set[int]]:
-    """(first position, count, first spelling) per key, the keys that are some run's
-    longest tail (the others only ever end a longer candidate), the keys that do not
-    open their run somewhere (`_valid_tails`), and the positions of words that modify a
-    later word of their run."""
-    seen: dict[str, tuple[int, int, str]] = {}
-    alone: set[str] = set()
-    inside: set[str] = set()
-    inner: set[int] = set()
-    for at, words, longest, leads in _valid_tails(toks, max_words, known, inner):
-        phrase = " ".join(words)
-        key = phrase.lower()
-        pos, count, form = seen.get(key, (at, 0, phrase))
-        seen[key] = (pos, count + 1, form)
-        if longest:
-            alone.add(key)
-        if not leads:
-            inside.add(key)
-    return seen, alone, inside, inner
