@@ -8,8 +8,13 @@ KG_DIR is a KG built from the corpus by this paperkg (it is copied, never change
 first two sentences swapped (lightly varied, so they are new papers and new texts). Side
 by side, each step its own `paperkg` process, wall time and peak RSS per process
 (os.wait4), all with the same cache:
-- add 100 (default: under the KG's stored statistics), then remove the 100 again: the KG
-  must be KG_DIR's again (same counts; the statistics were never relearned);
+- add 100 (default: under the KG's stored statistics) with their extraction not yet
+  cached, and again (cached), then remove the 100: the KG must be KG_DIR's again (same
+  counts; the statistics were never relearned);
+- a feed of 6 files of 100 other new papers each (none cached): three added one after
+  another by one-shot `paperkg add`s, three dropped one after another into the inbox of
+  one resident `paperkg add --watch INBOX` process (each renamed into the inbox once the
+  process has read the KG), each timed to its KG swapped in;
 - add 100 --relearn-statistics on a fresh copy (every paper re-ranked; its new
   extractions are cached, as a rebuild's would be);
 - a warm rebuild of the corpus (caches filled by KG_DIR's build).
@@ -23,12 +28,15 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+FEEDS = 6  # files of new papers in the feed: every other one added one-shot, the rest watched
 
 
 def run(args: list[str], env: dict[str, str]) -> dict[str, float]:
@@ -45,14 +53,47 @@ def run(args: list[str], env: dict[str, str]) -> dict[str, float]:
             "peak_rss_mb": round(usage.ru_maxrss / 1024)}
 
 
-def varied(line: str) -> str:
+def watched(kg: Path, feeds: list[Path], inbox: Path, env: dict[str, str]
+            ) -> list[dict[str, float]]:
+    """`paperkg add --watch`: for each file, dropped once the last one is in, seconds from
+    its arrival in the inbox (renamed into it whole) to its move to `added/` (the KG
+    swapped in); the process's peak RSS with the last."""
+    inbox.mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "paperkg.cli", "add", "--kg", str(kg),
+                             "--watch", str(inbox), "--interval", "0.1"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    assert proc.stderr is not None
+    for line in proc.stderr:  # ready once it has read the KG (prefetched) and polls
+        if "watching" in line:
+            break
+    out = []
+    for path in feeds:
+        time.sleep(5)  # the prefetch after the "watching" line or the last add
+        shutil.copyfile(path, inbox / "new.part")
+        began = time.perf_counter()
+        (inbox / "new.part").rename(inbox / path.name)
+        while not (inbox / "added" / path.name).exists():
+            if proc.poll() is not None:
+                raise SystemExit(f"the watching process ended: {proc.stderr.read()[-3000:]}")
+            time.sleep(0.02)
+        out.append({"seconds": round(time.perf_counter() - began, 1)})
+    proc.send_signal(signal.SIGTERM)
+    proc.stderr.read()
+    _, _, usage = os.wait4(proc.pid, 0)
+    out[-1]["peak_rss_mb"] = round(usage.ru_maxrss / 1024)
+    return out
+
+
+def varied(line: str, run: str = "", prefix: str = "v") -> str:
+    """A new paper from a corpus record; `run` marks its title, so that no earlier run's
+    extraction of it is in the cache, and `prefix` its id."""
     record: dict[str, Any] = json.loads(line)
     sentences = re.split(r"(?<=[.!?])\s+", record["abstract"].strip())
     if len(sentences) > 1:
         sentences[0], sentences[1] = sentences[1], sentences[0]
     # a new title too: the same title and first author would be the same paper (merged)
-    record.update(id=f"v-{record['id']}", abstract=" ".join(sentences),
-                  title=f"Revisited: {record.get('title') or ''}".strip(),
+    record.update(id=f"{prefix}-{record['id']}", abstract=" ".join(sentences),
+                  title=f"Revisited{run}: {record.get('title') or ''}".strip(),
                   title_final=None)
     return json.dumps(record, ensure_ascii=False) + "\n"
 
@@ -68,6 +109,8 @@ def main() -> int:
     ap.add_argument("-n", type=int, default=100)
     ap.add_argument("--embedder", default="static")
     ap.add_argument("--cache-dir", type=Path, help="the cache KG_DIR was built with")
+    ap.add_argument("--no-rebuild", action="store_true",
+                    help="skip the relearning add and the warm rebuild (minutes)")
     args = ap.parse_args()
     env = {**os.environ, "PAPERKG_EMBEDDER": args.embedder}
     if args.cache_dir:
@@ -78,9 +121,16 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="bench-update-") as tmp:
         work = Path(tmp)
         new = work / "new.jsonl"
-        new.write_text("".join(varied(line) for line in last), encoding="utf-8")
+        run_tag = f" ({time.strftime('%Y-%m-%d %H:%M:%S')})"
+        new.write_text("".join(varied(line, run_tag) for line in last), encoding="utf-8")
         ids = [json.loads(line)["id"] for line in new.read_text().splitlines()]
         kg = work / "kg"
+        shutil.copytree(args.kg, kg)
+        # the new papers' extraction, cached first: a one-shot and a watched add compare
+        # on the same footing (extracting 100 papers with `static` adds 1-2 s to either)
+        results[f"add {args.n}, extraction not cached"] = run(
+            ["add", "--kg", str(kg), str(new)], env)
+        shutil.rmtree(kg)
         shutil.copytree(args.kg, kg)
         results[f"add {args.n}"] = run(["add", "--kg", str(kg), str(new)], env)
         results[f"add {args.n}: update"] = _manifest(kg)["update"]
@@ -88,6 +138,29 @@ def main() -> int:
         results[f"remove {args.n}: update"] = _manifest(kg)["update"]
         results["add + remove gives KG_DIR's counts"] = (
             _manifest(kg)["counts"] == _manifest(args.kg)["counts"])
+        # a feed: FEEDS files of n new papers each (none cached), added one after another
+        # by one-shot adds to one copy and by one watching process to another
+        feeds = []
+        for k in range(FEEDS):
+            path = work / "feeds" / f"feed-{k}.jsonl"
+            path.parent.mkdir(exist_ok=True)
+            path.write_text("".join(varied(line, f"{run_tag} #{k}", f"f{k}") for line in last),
+                            encoding="utf-8")
+            feeds.append(path)
+        one_shot: list[dict[str, float]] = []
+        results["feed: one-shot adds"] = one_shot
+        shutil.rmtree(kg)
+        shutil.copytree(args.kg, kg)
+        one_shot.extend(run(["add", "--kg", str(kg), str(p)], env) for p in feeds[::2])
+        shutil.rmtree(kg)
+        shutil.copytree(args.kg, kg)
+        results["feed: watched adds"] = watched(kg, feeds[1::2], work / "inbox", env)
+        added = len(feeds[1::2]) * args.n
+        results["watched feed gives the papers"] = (
+            _manifest(kg)["counts"]["papers"] == _manifest(args.kg)["counts"]["papers"] + added)
+        if args.no_rebuild:
+            print(json.dumps(results, indent=2))
+            return 0
         shutil.rmtree(kg)
         shutil.copytree(args.kg, kg)
         results[f"add {args.n} --relearn-statistics"] = run(

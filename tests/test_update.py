@@ -342,3 +342,67 @@ def test_a_failed_update_stops_its_files_process_and_leaves_nothing(work: Path, 
     assert multiprocessing.active_children() == []
     assert [p.name for p in kg.parent.iterdir() if p.name.startswith(f".{kg.name}.building")] == []
     assert (kg / PAPERS).is_file() and len(read_results(kg) or {}) == 100
+
+
+def test_a_watched_inbox_adds_each_file_as_separate_adds_would(
+        work: Path, base: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`paperkg add --watch INBOX` stays running and adds each file dropped into the folder,
+    oldest first; between files it keeps what it read of the KG (`build.kgreads`). The KG
+    equals the one the same files give as separate adds (the second re-decides a merge in
+    a paper of the first KG), each file is moved to `added/`, and one that cannot be added
+    goes to `failed/` with the reason, naming its line, while the loop goes on."""
+    from paperkg.build.watch import watch_inbox
+    from paperkg.cli import main
+
+    inbox = work / "inbox"
+    files = [_write(inbox / "1-more.jsonl", RECORDS[100:110]),
+             _write(inbox / "2-dpo.jsonl", [RECORDS[DPO_DEFINER]]),
+             _write(inbox / "3-bad.jsonl", ['{"id": "x1", "title": "No abstract"}\n'])]
+    for n, path in enumerate(files):  # the order they were dropped in
+        os.utime(path, ns=(10**18 + n * 10**9, 10**18 + n * 10**9))
+    separate = _copy(base, "separate-adds")
+    for path in files[:2]:
+        copy = _write(work / "separate" / path.name, path.read_text().splitlines(keepends=True))
+        update_kg(separate, add=[copy], settings=_settings(work / "cache"), reporter=_quiet())
+    watched = _copy(base, "watched")
+    added = watch_inbox(watched, inbox, _settings(work / "cache"), None, interval=0.05,
+                        reporter=_quiet(),
+                        stop=lambda: not any(p.is_file() for p in inbox.iterdir()))
+    assert added == 2
+    assert_same_kg(watched, separate)
+    assert _dpo_concept(watched, DPO_USER).lower() == "direct preference optimization"
+    assert sorted(p.name for p in (inbox / "added").iterdir()) == ["1-more.jsonl",
+                                                                 "2-dpo.jsonl"]
+    why = (inbox / "failed" / "3-bad.jsonl.error.txt").read_text()
+    assert "3-bad.jsonl:1: missing field 'abstract'" in why, why
+    # the command refuses what cannot be watched, in its words
+    assert main(["add", "--kg", str(watched), "--watch", str(work / "no-inbox")]) == 1
+    assert "no such folder" in capsys.readouterr().err
+
+
+def test_a_watching_process_stops_on_sigterm_and_says_what_it_added(work: Path, base: Path
+                                                                     ) -> None:
+    """A service manager stops `paperkg add --watch` with SIGTERM (a background job
+    ignores Ctrl-C): it ends cleanly and says how many files it added."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    inbox = work / "quiet-inbox"
+    inbox.mkdir()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "paperkg.cli", "add", "--kg", str(base), "--watch", str(inbox),
+         "--interval", "0.1", "--cache-dir", str(work / "cache"), "--embedder", "static"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not (inbox / "failed").is_dir() and time.monotonic() < deadline:
+            time.sleep(0.1)  # the folders exist once it watches
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err
+    assert f"stopped watching {inbox}: 0 file(s) added" in out, (out, err)
+    assert "watching" in err and "SIGTERM" in err, err

@@ -68,6 +68,11 @@ def _build_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     c.add_argument("--skip-invalid", action="store_true",
                    help="keep valid records; write rejected ones to KG_DIR/rejects.jsonl")
     c.add_argument("--relearn-statistics", action="store_true", help=relearn)
+    c.add_argument("--watch", type=Path, metavar="INBOX",
+                   help="stay running and add every file dropped into this folder (moved "
+                        "to INBOX/added, or to INBOX/failed with the reason); Ctrl-C stops")
+    c.add_argument("--interval", type=float, default=2.0, metavar="SECONDS",
+                   help="with --watch: how often the folder is looked at (default 2)")
     add_arguments(c, update_settings)
 
     c = sub.add_parser("remove", help="remove papers from a KG by id, without a rebuild")

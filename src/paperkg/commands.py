@@ -100,6 +100,8 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_add(args: argparse.Namespace, settings: Settings) -> int:
     from paperkg.build.update import update_kg
 
+    if args.watch is not None:
+        return _watch(args, settings)
     if not args.inputs and not args.relearn_statistics:
         raise UsageError("give the input files to add (or --relearn-statistics alone to "
                          "relearn the corpus statistics)")
@@ -111,6 +113,25 @@ def cmd_add(args: argparse.Namespace, settings: Settings) -> int:
     print(f"updated {settings.kg}: {u['added']} added, {u['changed']} changed; "
           f"{_summary(manifest)}")
     _statistics_hint(settings.kg, manifest)
+    return 0
+
+
+def _watch(args: argparse.Namespace, settings: Settings) -> int:
+    from paperkg.build.watch import watch_inbox
+    from paperkg.kgdir import read_manifest
+
+    if args.inputs or args.relearn_statistics:
+        raise UsageError("--watch adds the files dropped into its folder: give no INPUT "
+                         "and no --relearn-statistics with it (run those as their own add)")
+    if not args.watch.is_dir():
+        raise UsageError(f"--watch {args.watch}: no such folder; create it, then drop the "
+                         "files to add into it")
+    if args.interval <= 0:
+        raise UsageError(f"--interval {args.interval}: give a positive number of seconds")
+    read_manifest(settings.kg)  # not a KG: say so before watching
+    added = watch_inbox(settings.kg, args.watch, settings, given_settings(args),
+                        skip_invalid=args.skip_invalid, interval=args.interval)
+    print(f"stopped watching {args.watch}: {added} file(s) added")
     return 0
 
 

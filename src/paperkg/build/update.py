@@ -25,11 +25,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from paperkg.build.delta import Delta, load_scheme, plan
+from paperkg.build.delta import Delta, plan
 from paperkg.build.extraction import extractor_under
 from paperkg.build.forked import Forked
 from paperkg.build.ingest import Paper, Reject
 from paperkg.build.kgfiles import files_beside
+from paperkg.build.kgreads import KGReads
 from paperkg.build.pipeline import (
     Content,
     _validate,
@@ -40,11 +41,11 @@ from paperkg.build.pipeline import (
     write_manifest,
 )
 from paperkg.build.sources.merge import merge_papers
-from paperkg.build.statistics import content_key, facts_code, load_epoch, read_results
+from paperkg.build.statistics import content_key, facts_code
 from paperkg.build.storewrite import drop_old_graph, update_store
-from paperkg.build.writer import kg_lock, read_papers_file, swap_in
+from paperkg.build.writer import kg_lock, swap_in
 from paperkg.errors import BuildError, UsageError
-from paperkg.kgdir import PAPERS, REJECTS, SCHEME, read_manifest
+from paperkg.kgdir import REJECTS, read_manifest
 from paperkg.progress import Reporter
 from paperkg.settings import CONCEPT_SETTINGS, Settings
 
@@ -60,17 +61,21 @@ def update_kg(
     reporter: Reporter | None = None,
     relearn: bool = False,
     given: Collection[str] | None = None,
+    reads: KGReads | None = None,
 ) -> dict[str, Any]:
     """Add (or replace, same id) the papers of `add` and remove the ids of `remove`,
     under the KG's stored statistics (or, `relearn`, statistics learned again).
 
     `given` names the settings the caller chose (the CLI: flags and PAPERKG_* variables);
     the concept settings it does not name are the KG's own. None: all of `settings`.
+    `reads`: what a resident process keeps of the KG's files between updates
+    (`build.watch`); None reads them.
 
     Returns the new manifest, with an `update` entry saying what changed.
     """
     settings = settings or Settings()
     rep = reporter or Reporter()
+    reads = reads or KGReads()
     began = time.perf_counter()
     kg = Path(kg)
     check_settings(settings)
@@ -79,7 +84,7 @@ def update_kg(
         manifest = read_manifest(kg)
         settings = _follow(settings, manifest, given, rep)
         check_settings(settings)
-        old = {p.id: p for p in read_papers_file(kg / PAPERS)}
+        old = {p.id: p for p in reads.papers(kg)}
         missing = [i for i in remove if i not in old]
         if missing:
             raise UsageError(f"no paper with id {missing[0]!r} in {kg}"
@@ -98,8 +103,8 @@ def update_kg(
         changed = [i for i in papers if i in old and old[i] != papers[i]]
         if not papers:
             raise BuildError(f"this would leave {kg} without papers; nothing changed")
-        epoch = None if relearn else load_epoch(kg)
-        stored = read_results(kg) if epoch is not None else None
+        epoch = None if relearn else reads.epoch(kg)
+        stored = reads.results(kg) if epoch is not None else None
         if not relearn and stored is None:
             rep.step(f"{kg} has no stored statistics or results (built by an older "
                      "paperkg): relearning the statistics from all papers")
@@ -116,7 +121,7 @@ def update_kg(
         else:
             keys = {i: content_key(p) for i, p in papers.items()}
             unchanged = {i for i, r in stored.items() if keys.get(i) == r.key}
-            old_scheme = load_scheme(kg / SCHEME)
+            old_scheme = reads.scheme(kg)
             same_facts = manifest.get("facts_code") == facts_code()
             if not same_facts:
                 rep.step("the stored text facts (abbreviations, roles) were read by other "

@@ -1,0 +1,122 @@
+"""`paperkg add --watch INBOX`: a resident process that adds every file dropped into a folder.
+
+A living KG is fed by something that drops new records (a cron job running `paperkg
+fetch arxiv ...`, a reference manager's export) into a folder; this loop adds each file as
+`paperkg add` would and moves it to `INBOX/added/` (or, when it cannot be added, to
+`INBOX/failed/` with the reason beside it in `NAME.error.txt`). Staying resident is what
+makes an add cheaper: the interpreter, the libraries and the model are loaded once, and
+what an update reads of its KG (the papers, the statistics, the per-paper results, the
+concept scheme: `build.kgreads`) is read again right after each update, while the folder is
+idle, instead of when the next file arrives. The KG it writes is the one the same adds as
+separate `paperkg add` commands write (tests/test_update.py).
+"""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import time
+from collections.abc import Callable, Collection
+from pathlib import Path
+
+from paperkg.build.kgreads import KGReads
+from paperkg.errors import UserError
+from paperkg.progress import Reporter
+from paperkg.settings import Settings
+
+__all__ = ["watch_inbox"]
+
+ADDED, FAILED = "added", "failed"
+# a file still being written is not read: it must keep its size over one poll, and names
+# that writers use for partial files (and `paperkg fetch`'s progress file) are passed over
+_PARTIAL = (".part", ".tmp", ".crdownload", ".partial", ".state.json")
+
+
+def watch_inbox(kg: Path, inbox: Path, settings: Settings, given: Collection[str] | None,
+                skip_invalid: bool = False, interval: float = 2.0,
+                reporter: Reporter | None = None,
+                stop: Callable[[], bool] = lambda: False) -> int:
+    """Add each file that appears in `inbox` to the KG at `kg`, oldest first, until `stop()`
+    (or Ctrl-C, or SIGTERM); returns how many files were added. Each file is one
+    `update_kg`; one that fails for a reason of the input (a bad record, a file of no known
+    format) is moved to `failed/` and the loop goes on; an error of ours ends it."""
+    rep = reporter or Reporter()
+    reads = KGReads()
+    # a service manager stops it with SIGTERM (and a background job ignores Ctrl-C): the
+    # file being added is finished first
+    asked: list[int] = []
+    previous = signal.signal(signal.SIGTERM, lambda signum, _frame: asked.append(signum))
+    sizes: dict[Path, int] = {}
+    added = 0
+    try:
+        for sub in (ADDED, FAILED):
+            (inbox / sub).mkdir(parents=True, exist_ok=True)
+        rep.step(f"watching {inbox} for papers to add to {kg} (every {interval:g} s; Ctrl-C "
+                 "stops)")
+        reads.prefetch(kg)
+        while not (asked or stop()):
+            for path in _ready(inbox, sizes):
+                added += _add_one(kg, path, inbox, settings, given, skip_invalid, rep, reads)
+                if asked:
+                    break
+            else:
+                time.sleep(interval)
+    except KeyboardInterrupt:  # between files or inside one: that file stays in the inbox
+        rep.step("interrupted")
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    if asked:
+        rep.step("stopped (SIGTERM)")
+    return added
+
+
+def _add_one(kg: Path, path: Path, inbox: Path, settings: Settings,
+             given: Collection[str] | None, skip_invalid: bool, rep: Reporter,
+             reads: KGReads) -> int:
+    """Add one dropped file; 1 if it was added, 0 if it was moved to `failed/`."""
+    from paperkg.build.update import update_kg
+
+    began = time.perf_counter()
+    try:
+        # each add its own clock and step timings, as a separate `paperkg add` has
+        manifest = update_kg(kg, add=[path], settings=settings, skip_invalid=skip_invalid,
+                             reporter=Reporter(rep.stream, rep.quiet), given=given,
+                             reads=reads)
+    except UserError as err:
+        _move(path, inbox / FAILED)
+        (inbox / FAILED / f"{path.name}.error.txt").write_text(f"{err}\n", encoding="utf-8")
+        rep.step(f"{path.name}: not added ({err}); moved to {inbox / FAILED}")
+        return 0
+    _move(path, inbox / ADDED)
+    u = manifest["update"]
+    rep.step(f"{path.name}: {u['added']} added, {u['changed']} changed in "
+             f"{time.perf_counter() - began:.1f} s; {manifest['counts']['papers']} papers")
+    reads.prefetch(kg)
+    return 1
+
+
+def _ready(inbox: Path, sizes: dict[Path, int]) -> list[Path]:
+    """The files of `inbox` whose size has not changed since the last poll, oldest first."""
+    ready = []
+    seen = {}
+    for path in inbox.iterdir():
+        if not path.is_file() or path.name.startswith(".") or path.name.endswith(_PARTIAL):
+            continue
+        size = path.stat().st_size
+        seen[path] = size
+        if sizes.get(path) == size:
+            ready.append(path)
+    sizes.clear()
+    sizes.update({p: s for p, s in seen.items() if p not in ready})
+    return sorted(ready, key=lambda p: (p.stat().st_mtime_ns, p.name))
+
+
+def _move(path: Path, folder: Path) -> None:
+    """Into `folder`, under a new name if one of that name is there (the same export
+    dropped twice)."""
+    target = folder / path.name
+    n = 1
+    while target.exists():
+        n += 1
+        target = folder / f"{path.stem}-{n}{path.suffix}"
+    shutil.move(str(path), str(target))
