@@ -350,7 +350,8 @@ def test_a_watched_inbox_adds_each_file_as_separate_adds_would(
     oldest first; between files it keeps what it read of the KG (`build.kgreads`). The KG
     equals the one the same files give as separate adds (the second re-decides a merge in
     a paper of the first KG), each file is moved to `added/`, and one that cannot be added
-    goes to `failed/` with the reason, naming its line, while the loop goes on."""
+    goes to `failed/` with the reason, naming its line, while the loop goes on; while
+    another process writes the KG, a file waits for it."""
     from paperkg.build.watch import watch_inbox
     from paperkg.cli import main
 
@@ -375,6 +376,18 @@ def test_a_watched_inbox_adds_each_file_as_separate_adds_would(
                                                                  "2-dpo.jsonl"]
     why = (inbox / "failed" / "3-bad.jsonl.error.txt").read_text()
     assert "3-bad.jsonl:1: missing field 'abstract'" in why, why
+    # while another process writes the KG, a file waits in the inbox (not failed)
+    from paperkg.build.writer import kg_lock
+
+    late = _write(inbox / "4-late.jsonl", RECORDS[110:111])
+    polls = iter(range(4))
+    with kg_lock(watched):
+        assert watch_inbox(watched, inbox, _settings(work / "cache"), None, interval=0.05,
+                           reporter=_quiet(), stop=lambda: next(polls, None) is None) == 0
+    assert late.is_file() and not (inbox / "failed" / "4-late.jsonl").exists()
+    assert watch_inbox(watched, inbox, _settings(work / "cache"), None, interval=0.05,
+                       reporter=_quiet(), stop=lambda: not late.exists()) == 1
+    assert (inbox / "added" / "4-late.jsonl").is_file()
     # the command refuses what cannot be watched, in its words
     assert main(["add", "--kg", str(watched), "--watch", str(work / "no-inbox")]) == 1
     assert "no such folder" in capsys.readouterr().err

@@ -12,6 +12,7 @@ from __future__ import annotations
 __all__ = [
     "BuildError",
     "IngestError",
+    "KGBusy",
     "KGNotFound",
     "QueryError",
     "QueryRefused",
@@ -42,6 +43,11 @@ class IngestError(UserError, ValueError):
 
 class BuildError(UserError, RuntimeError):
     """A build that cannot complete; the existing KG (if any) is left as it was."""
+
+
+class KGBusy(BuildError):
+    """A KG another process is writing: nothing was done; the same command works once that
+    process is done (`paperkg add --watch` tries the file again)."""
 
 
 class KGNotFound(UserError, FileNotFoundError):

@@ -20,7 +20,7 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 
 from paperkg.build.kgreads import KGReads
-from paperkg.errors import UserError
+from paperkg.errors import KGBusy, KGNotFound, UserError
 from paperkg.progress import Reporter
 from paperkg.settings import Settings
 
@@ -39,7 +39,8 @@ def watch_inbox(kg: Path, inbox: Path, settings: Settings, given: Collection[str
     """Add each file that appears in `inbox` to the KG at `kg`, oldest first, until `stop()`
     (or Ctrl-C, or SIGTERM); returns how many files were added. Each file is one
     `update_kg`; one that fails for a reason of the input (a bad record, a file of no known
-    format) is moved to `failed/` and the loop goes on; an error of ours ends it."""
+    format) is moved to `failed/` and the loop goes on; while another process writes the
+    KG, a file waits; a missing or damaged KG, or an error of ours, ends it."""
     rep = reporter or Reporter()
     reads = KGReads()
     # a service manager stops it with SIGTERM (and a background job ignores Ctrl-C): the
@@ -82,6 +83,11 @@ def _add_one(kg: Path, path: Path, inbox: Path, settings: Settings,
         manifest = update_kg(kg, add=[path], settings=settings, skip_invalid=skip_invalid,
                              reporter=Reporter(rep.stream, rep.quiet), given=given,
                              reads=reads)
+    except KGBusy as err:  # another writer: the file waits for the next poll
+        rep.step(f"{path.name}: not yet ({err})")
+        return 0
+    except KGNotFound:
+        raise  # the KG itself, not the file: nothing can be added
     except UserError as err:
         _move(path, inbox / FAILED)
         (inbox / FAILED / f"{path.name}.error.txt").write_text(f"{err}\n", encoding="utf-8")

@@ -27,7 +27,7 @@ import orjson
 
 from paperkg.build.gcpause import paused_gc
 from paperkg.build.ingest import Origin, Paper
-from paperkg.errors import BuildError, KGNotFound
+from paperkg.errors import BuildError, KGBusy, KGNotFound
 from paperkg.kgdir import MANIFEST
 
 __all__ = ["check_target", "kg_lock", "read_papers_file", "swap_in", "write_papers_file"]
@@ -72,8 +72,8 @@ def kg_lock(out: Path, stream: TextIO | None = None) -> Iterator[None]:
                 raise
             fh.seek(0)
             holder = fh.read().strip() or "another process"
-            raise BuildError(f"{out} is being written by {holder}; wait for it to finish "
-                             "(or choose another --out)") from None
+            raise KGBusy(f"{out} is being written by {holder}; wait for it to finish "
+                         "(or choose another --out)") from None
         fh.seek(0)
         fh.truncate()
         fh.write(f"paperkg pid {os.getpid()}\n")
