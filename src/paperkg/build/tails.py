@@ -166,8 +166,8 @@ def _across_definition(toks: list[str], end: int, following: tuple[int, list[str
 
 
 def tails(toks: list[str], max_words: int, known: KnownTerms | None,
-           defined: Mapping[str, str] | None = None,
-           ) -> tuple[dict[str, tuple[int, int, str]], set[str], set[str], set[int]]:
+          defined: Mapping[str, str] | None = None,
+          ) -> tuple[dict[str, tuple[int, int, str]], set[str], set[str], set[int]]:
     """(first position, count, first spelling) per key, the keys that are some run's
     longest tail (the others only ever end a longer candidate), the keys that do not
     open their run somewhere (`_valid_tails`), and the positions of words that modify a
@@ -179,8 +179,8 @@ def tails(toks: list[str], max_words: int, known: KnownTerms | None,
     for at, words, longest, leads in _valid_tails(toks, max_words, known, inner, defined):
         phrase = " ".join(words)
         key = phrase.lower()
-        pos, count, form = seen.get(key, (at, 0, phrase))
-        seen[key] = (pos, count + 1, form)
+        first_at, count, form = seen.get(key, (at, 0, phrase))
+        seen[key] = (first_at, count + 1, form)
         if longest:
             alone.add(key)
         if not leads:

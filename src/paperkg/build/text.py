@@ -4,7 +4,7 @@ Vanilla KeyBERT scores every 1-3-gram, so it proposes phrases that cross clause
 boundaries ("pt emerged promising", "input maintaining competitive") and LaTeX
 debris ("sqrt log mathcal"). Here a candidate is a tail of a run of content words that
 never crosses punctuation, math, a function word or a verb form, and that ends in a
-noun-like word (the rules are in `grammar`).
+noun-like word (the rules are in `grammar`, the tails of the runs in `tails`).
 """
 
 from __future__ import annotations
@@ -231,7 +231,7 @@ def _fold_abbreviations(
     """Add each defined long form, counting its short form's uses, and drop the short form.
     A long form that is no noun phrase ("zeroth-order (ZO) optimization", "visual
     autoregressive (VAR) modeling") is defined with the head that follows its definition
-    (`_across_definition`), when there is one."""
+    (`build.tails`), when there is one."""
     if not abbrevs:
         return cands
     by_lower = {c.text.lower(): c for c in cands}

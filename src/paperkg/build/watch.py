@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import shutil
 import signal
+import stat
 import time
 from collections.abc import Callable, Collection
 from pathlib import Path
@@ -74,7 +75,8 @@ def watch_inbox(kg: Path, inbox: Path, settings: Settings, given: Collection[str
 def _add_one(kg: Path, path: Path, inbox: Path, settings: Settings,
              given: Collection[str] | None, skip_invalid: bool, rep: Reporter,
              reads: KGReads) -> int:
-    """Add one dropped file; 1 if it was added, 0 if it was moved to `failed/`."""
+    """Add one dropped file: 1 if it was added, 0 if it went to `failed/` or waits (the KG
+    is being written by another process)."""
     from paperkg.build.update import update_kg
 
     began = time.perf_counter()
@@ -102,19 +104,26 @@ def _add_one(kg: Path, path: Path, inbox: Path, settings: Settings,
 
 
 def _ready(inbox: Path, sizes: dict[Path, int]) -> list[Path]:
-    """The files of `inbox` whose size has not changed since the last poll, oldest first."""
-    ready = []
+    """The files of `inbox` whose size has not changed since the last poll, oldest first
+    (a file taken away meanwhile is passed over)."""
+    ready: list[tuple[int, str, Path]] = []
     seen = {}
     for path in inbox.iterdir():
-        if not path.is_file() or path.name.startswith(".") or path.name.endswith(_PARTIAL):
+        if path.name.startswith(".") or path.name.endswith(_PARTIAL):
             continue
-        size = path.stat().st_size
-        seen[path] = size
-        if sizes.get(path) == size:
-            ready.append(path)
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            continue
+        seen[path] = st.st_size
+        if sizes.get(path) == st.st_size:
+            ready.append((st.st_mtime_ns, path.name, path))
+    taken = {path for _, _, path in ready}
     sizes.clear()
-    sizes.update({p: s for p, s in seen.items() if p not in ready})
-    return sorted(ready, key=lambda p: (p.stat().st_mtime_ns, p.name))
+    sizes.update({p: s for p, s in seen.items() if p not in taken})
+    return [path for _, _, path in sorted(ready)]
 
 
 def _move(path: Path, folder: Path) -> None:
