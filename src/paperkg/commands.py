@@ -124,8 +124,9 @@ def _watch(args: argparse.Namespace, settings: Settings) -> int:
         raise UsageError("--watch adds the files dropped into its folder: give no INPUT "
                          "and no --relearn-statistics with it (run those as their own add)")
     if not args.watch.is_dir():
-        raise UsageError(f"--watch {args.watch}: no such folder; create it, then drop the "
-                         "files to add into it")
+        what = "is a file, not a folder" if args.watch.exists() else "no such folder"
+        raise UsageError(f"--watch {args.watch}: {what}; give a folder (create it), then "
+                         "drop the files to add into it")
     if args.interval <= 0:
         raise UsageError(f"--interval {args.interval}: give a positive number of seconds")
     read_manifest(settings.kg)  # not a KG: say so before watching
