@@ -93,7 +93,7 @@ coming upcoming forthcoming realistic unrealistic
 # The generic modifiers that grade a thing rather than classify it: a writer's claim even
 # where they open a known term ("efficient training recipe", "theoretical analysis
 # framework"), unlike "natural language", "optimal transport", "free energy", "whole slide
-# images" (`build.text`).
+# images" (`build.tails`).
 GRADING_MODIFIERS = frozenset("""
 efficient effective fast accurate powerful theoretical empirical diverse comprehensive
 extensive competitive simple
