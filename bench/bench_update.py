@@ -55,9 +55,9 @@ def run(args: list[str], env: dict[str, str]) -> dict[str, float]:
 
 def watched(kg: Path, feeds: list[Path], inbox: Path, env: dict[str, str]
             ) -> list[dict[str, float]]:
-    """`paperkg add --watch`: for each file, dropped once the last one is in, seconds from
-    its arrival in the inbox (renamed into it whole) to its move to `added/` (the KG
-    swapped in); the process's peak RSS with the last."""
+    """`paperkg add --watch`: for each file, dropped after the one before it was added,
+    seconds from its arrival in the inbox (renamed into it whole) to its move to `added/`
+    (the KG swapped in); the process's peak RSS with the last."""
     inbox.mkdir()
     proc = subprocess.Popen([sys.executable, "-m", "paperkg.cli", "add", "--kg", str(kg),
                              "--watch", str(inbox), "--interval", "0.1"], env=env,
@@ -98,6 +98,12 @@ def varied(line: str, run: str = "", prefix: str = "v") -> str:
     return json.dumps(record, ensure_ascii=False) + "\n"
 
 
+def _fresh(kg: Path, source: Path) -> None:
+    """`kg` as a new copy of the KG at `source` (which is never changed)."""
+    shutil.rmtree(kg, ignore_errors=True)
+    shutil.copytree(source, kg)
+
+
 def _manifest(kg: Path) -> dict[str, Any]:
     return dict(json.loads((kg / "manifest.json").read_text()))
 
@@ -125,13 +131,12 @@ def main() -> int:
         new.write_text("".join(varied(line, run_tag) for line in last), encoding="utf-8")
         ids = [json.loads(line)["id"] for line in new.read_text().splitlines()]
         kg = work / "kg"
-        shutil.copytree(args.kg, kg)
-        # the new papers' extraction, cached first: a one-shot and a watched add compare
-        # on the same footing (extracting 100 papers with `static` adds 1-2 s to either)
+        _fresh(kg, args.kg)
+        # the first add extracts the new papers (`run_tag` keeps earlier runs' out of the
+        # cache), the second finds their extraction cached
         results[f"add {args.n}, extraction not cached"] = run(
             ["add", "--kg", str(kg), str(new)], env)
-        shutil.rmtree(kg)
-        shutil.copytree(args.kg, kg)
+        _fresh(kg, args.kg)
         results[f"add {args.n}"] = run(["add", "--kg", str(kg), str(new)], env)
         results[f"add {args.n}: update"] = _manifest(kg)["update"]
         results[f"remove {args.n}"] = run(["remove", "--kg", str(kg), *ids], env)
@@ -147,29 +152,23 @@ def main() -> int:
             path.write_text("".join(varied(line, f"{run_tag} #{k}", f"f{k}") for line in last),
                             encoding="utf-8")
             feeds.append(path)
-        one_shot: list[dict[str, float]] = []
-        results["feed: one-shot adds"] = one_shot
-        shutil.rmtree(kg)
-        shutil.copytree(args.kg, kg)
-        one_shot.extend(run(["add", "--kg", str(kg), str(p)], env) for p in feeds[::2])
-        shutil.rmtree(kg)
-        shutil.copytree(args.kg, kg)
+        _fresh(kg, args.kg)
+        results["feed: one-shot adds"] = [run(["add", "--kg", str(kg), str(p)], env)
+                                          for p in feeds[::2]]
+        _fresh(kg, args.kg)
         results["feed: watched adds"] = watched(kg, feeds[1::2], work / "inbox", env)
         added = len(feeds[1::2]) * args.n
         results["watched feed gives the papers"] = (
             _manifest(kg)["counts"]["papers"] == _manifest(args.kg)["counts"]["papers"] + added)
-        if args.no_rebuild:
-            print(json.dumps(results, indent=2))
-            return 0
-        shutil.rmtree(kg)
-        shutil.copytree(args.kg, kg)
-        results[f"add {args.n} --relearn-statistics"] = run(
-            ["add", "--kg", str(kg), str(new), "--relearn-statistics"], env)
-        shutil.rmtree(kg)
-        results["warm rebuild"] = run(["build", str(args.corpus), "--out",
-                                       str(work / "rebuilt"), "--skip-invalid"], env)
-        results["warm rebuild gives KG_DIR's counts"] = (
-            _manifest(work / "rebuilt")["counts"] == _manifest(args.kg)["counts"])
+        if not args.no_rebuild:
+            _fresh(kg, args.kg)
+            results[f"add {args.n} --relearn-statistics"] = run(
+                ["add", "--kg", str(kg), str(new), "--relearn-statistics"], env)
+            shutil.rmtree(kg)
+            results["warm rebuild"] = run(["build", str(args.corpus), "--out",
+                                           str(work / "rebuilt"), "--skip-invalid"], env)
+            results["warm rebuild gives KG_DIR's counts"] = (
+                _manifest(work / "rebuilt")["counts"] == _manifest(args.kg)["counts"])
     print(json.dumps(results, indent=2))
     return 0
 

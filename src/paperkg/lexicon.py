@@ -29,11 +29,10 @@ from paperkg.memo import WordMemo
 
 __all__ = ["FIELD_WORDS", "FUNCTION_WORDS", "GENERIC_HEADS", "GENERIC_MODIFIERS",
            "GENERIC_NOUNS", "GRADING_MODIFIERS", "KIND_NOUNS", "PLURAL_HEADS", "QUANTITY_NOUNS",
-           "UNITS",
-           "WORD_PREFIXES", "edit_distance_one", "field_words_digest", "generic_modifier_forms",
-           "is_acronym", "is_common_word", "is_field_word", "is_shouted", "is_verb_ed",
-           "is_verb_ing", "is_verb_only", "phrase_breaking_verbs", "pos", "singular", "stem",
-           "verb_forms"]
+           "UNITS", "WORD_PREFIXES", "edit_distance_one", "field_words_digest",
+           "generic_modifier_forms", "is_acronym", "is_common_word", "is_field_word",
+           "is_shouted", "is_verb_ed", "is_verb_ing", "is_verb_only", "phrase_breaking_verbs",
+           "pos", "singular", "stem", "verb_forms"]
 
 # prefixes written before a hyphen ("pre-trained", "Bi-directional" in a title): never names
 WORD_PREFIXES = frozenset("""

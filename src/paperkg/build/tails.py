@@ -158,9 +158,10 @@ def _across_definition(toks: list[str], end: int, following: tuple[int, list[str
         return None
     first = head[0].lower()
     then = toks[following[0] + 1].lower() if following[0] + 1 < len(toks) else ""
-    if not valid_span(words) or first.endswith("s") and "VERB" in pos(first) and (
-            then in DETERMINERS or is_verb_ing(then)) or is_verb_ing(
-            first) and first not in ING_NOUNS and first not in KIND_NOUNS:
+    finite = first.endswith("s") and "VERB" in pos(first) and (
+        then in DETERMINERS or is_verb_ing(then))  # "tackles the", "entails learning"
+    participle = is_verb_ing(first) and first not in ING_NOUNS and first not in KIND_NOUNS
+    if finite or participle or not valid_span(words):
         return None
     return end - n, words, True, False
 
