@@ -11,8 +11,10 @@ from paperkg.build import canon
 
 
 def _forget() -> None:
+    """As a new process starts: no answers in memory, no file read."""
     for m in memo._MEMOS.values():
         m.data.clear()
+    memo._IN_MEMORY.clear()
 
 
 def test_answers_are_saved_and_read_back(tmp_path: Path) -> None:
@@ -53,3 +55,22 @@ def test_a_damaged_file_is_a_cold_start(tmp_path: Path) -> None:
     with gzip.open(saved, "rb") as fh:  # written again, whole
         assert b'"Diffusion Models":"diffusion model"' in fh.read()
 
+
+
+def test_a_file_another_process_replaced_is_read_again(tmp_path: Path) -> None:
+    """A resident process reads the file once, and again only when it was replaced."""
+    _forget()
+    with memo.remembered(tmp_path, "code-a"):
+        canon._key("Diffusion Models")
+    saved = tmp_path / "words" / "code-a.json.gz"
+    with gzip.open(saved, "rb") as fh:
+        body = fh.read()
+    # another process adds an answer: a new file in its place
+    body = body.replace(b'"Diffusion Models":"diffusion model"',
+                        b'"Diffusion Models":"diffusion model","Ghost Words":"ghost word"')
+    replaced = saved.with_name("other")
+    with gzip.open(replaced, "wb") as fh:
+        fh.write(body)
+    replaced.replace(saved)
+    with memo.remembered(tmp_path, "code-a"):
+        assert canon._key.data["Ghost Words"] == "ghost word"

@@ -21,7 +21,7 @@ import hashlib
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -215,6 +215,7 @@ def build_scheme(
     casing: Mapping[str, tuple[str, dict[str, str]]] | None = None,
     fresh: Collection[str] = (),
     corpus_size: int | None = None,
+    cleaned: MutableMapping[str, tuple[str, str]] | None = None,
 ) -> ConceptScheme:
     """Group every paper's ranked (phrase, score) list into concepts and mentions.
 
@@ -227,14 +228,16 @@ def build_scheme(
     In stages, each a function, so what a stage needs only for itself (the surface
     counts, the abstracts read for casing) is freed before the next: on a 4x corpus they
     were most of the build's peak. `corpus_size` is the N of the weights (default: the
-    papers in `extracted`).
+    papers in `extracted`). `cleaned`: abstracts cleaned by an earlier scheme of this
+    process (`labels.CleanAbstracts`).
     """
     read = {p.id: facts[p.id] if facts and p.id in facts else text_facts(p) for p in papers}
     resolver = _Resolver({pid: f.defs for pid, f in read.items()})
     linked = _link(extracted, {pid: f.roles for pid, f in read.items()}, resolver)
     del read
     concepts, merges, memo, id_of_key = _name_concepts(
-        linked, resolver, papers, max(corpus_size or len(extracted), 1), casing, set(fresh))
+        linked, resolver, CleanAbstracts(papers, cleaned),
+        max(corpus_size or len(extracted), 1), casing, set(fresh))
     _add_defined_short_forms(concepts, merges, resolver, id_of_key)
     del resolver
     mentions = _mentions(linked, id_of_key)
@@ -284,7 +287,7 @@ def _link(extracted: Mapping[str, Sequence[tuple[str, float]]],
 
 
 def _name_concepts(
-    linked: Mapping[str, list[_Row]], resolver: _Resolver, papers: Sequence[Paper],
+    linked: Mapping[str, list[_Row]], resolver: _Resolver, abstracts: CleanAbstracts,
     n_papers: int, casing: Mapping[str, tuple[str, dict[str, str]]] | None, fresh: set[str],
 ) -> tuple[dict[str, Concept], list[Merge], dict[str, tuple[str, dict[str, str]]],
            dict[str, str]]:
@@ -322,7 +325,7 @@ def _name_concepts(
         id_of_key[key] = cid
         taken_ids.add(cid)
     parents = broader_of(surfaces)
-    names = NameEvidence(CleanAbstracts(papers))
+    names = NameEvidence(abstracts)
     used_labels: set[str] = set()
     concepts: dict[str, Concept] = {}
     merges: list[Merge] = []
@@ -330,13 +333,14 @@ def _name_concepts(
     for key, cid in id_of_key.items():
         forms = surfaces[key]
         users = papers_of[key]
-        sig = _users_hash(users)
         before = casing.get(key) if casing else None
+        sig = _users_hash(users) if before else None  # most keys have no memo: no hash
         cased = dict(before[1]) if before and before[0] == sig and fresh.isdisjoint(
             users) else {}
         pref = preferred_label(forms, used_labels, names, users, cased)
         if cased:
-            memo[key] = (sig, {f: c for f, c in cased.items() if f in forms})
+            memo[key] = (sig or _users_hash(users),
+                         {f: c for f, c in cased.items() if f in forms})
         spelled = resolver.long_form.get(key)
         if is_acronym(pref) and len(pref.split()) == 1 and spelled and (
                 spelled not in used_labels):

@@ -38,7 +38,7 @@ from paperkg.progress import Reporter
 if TYPE_CHECKING:
     from paperkg.build.pipeline import Content
 
-__all__ = ["files_beside", "write_files", "write_terms"]
+__all__ = ["files_beside", "paper_files_beside", "write_files", "write_terms"]
 
 
 @paused_gc()
@@ -72,23 +72,44 @@ def write_terms(target: Path, papers: Sequence[Paper],
                       None if previous is None else (previous[0] / TERMS, previous[1]))
 
 
+def paper_files_beside(target: Path, papers: Sequence[Paper], rep: Reporter,
+                       statistics_of: Path | None = None,
+                       unchanged: Collection[str] | None = None) -> Forked[None]:
+    """The files made of the papers alone (the papers, their term counts), written in a
+    forked process while an update extracts and canonicalises: that is one core's work,
+    and these were a second of the files written after it. `files_beside` then writes
+    the rest (`papers_written=True`)."""
+    rep.step("writing the papers and their term counts (a second process)")
+    return Forked("writing the papers", _write_papers, target, papers, statistics_of,
+                  unchanged)
+
+
+@paused_gc()
+def _write_papers(target: Path, papers: Sequence[Paper], statistics_of: Path | None,
+                  unchanged: Collection[str] | None, terms: bool = True) -> None:
+    if terms:
+        write_terms(target, papers, (statistics_of, unchanged)
+                    if statistics_of and unchanged is not None else None)
+    write_papers_file(target / PAPERS, sorted(papers, key=lambda p: p.id))
+
+
 def files_beside(target: Path, content: Content, rejects: Sequence[Reject], rep: Reporter,
                  statistics_of: Path | None = None, unchanged: Collection[str] | None = None,
-                 ) -> Forked[dict[str, int]]:
+                 papers_written: bool = False) -> Forked[dict[str, int]]:
     """`write_files` in a forked process (`build.forked`), so that an update writes its
     files while it checks SHACL and writes the store. The abstract vectors are made here
-    first: an embedder's model must not run in a forked child."""
+    first: an embedder's model must not run in a forked child. `papers_written`: the
+    papers and their term counts are written already (`paper_files_beside`)."""
     vectors = _doc_vectors(content, statistics_of, unchanged)
-    rep.step("writing the NetworkX graph, the abstract vectors and the papers (a second "
-             "process)")
+    rep.step("writing the NetworkX graph and the abstract vectors (a second process)")
     return Forked("writing the KG files", _write, target, content, rejects, rep,
-                  statistics_of, unchanged, vectors)
+                  statistics_of, unchanged, vectors, True, not papers_written)
 
 
 @paused_gc()
 def _write(target: Path, content: Content, rejects: Sequence[Reject], rep: Reporter,
            statistics_of: Path | None, unchanged: Collection[str] | None,
-           vectors: np.ndarray, terms: bool = True) -> dict[str, int]:
+           vectors: np.ndarray, terms: bool = True, papers: bool = True) -> dict[str, int]:
     from paperkg.build.delta import save_scheme
     from paperkg.build.graph import write_graph
 
@@ -102,15 +123,13 @@ def _write(target: Path, content: Content, rejects: Sequence[Reject], rep: Repor
     if rejects:
         _write_rejects(target / REJECTS, rejects)
     _write_merges(target / MERGES, content.scheme)
-    rep.step("writing the abstract vectors and the papers")
+    rep.step("writing the abstract vectors" + (" and the papers" if papers else ""))
     # uncompressed: float16 vectors shrink by a tenth and compressing took 0.25 s of
     # every update
     np.savez(target / DOC_VECTORS, ids=np.array([p.id for p in content.papers]),
              vectors=vectors, model=np.array(content.embedder.name))
-    if terms:
-        write_terms(target, content.papers, (statistics_of, unchanged)
-                    if statistics_of and unchanged is not None else None)
-    write_papers_file(target / PAPERS, content.papers)
+    if papers:
+        _write_papers(target, content.papers, statistics_of, unchanged, terms)
     return {"nx_nodes": nodes, "nx_edges": links}
 
 

@@ -15,7 +15,7 @@ shouted phrase ("TIME SERIES"), is spelled as the papers write it mid-sentence, 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, MutableMapping, Sequence
 
 from paperkg.build.grammar import ADJ_SUFFIX, HYPHEN_ADJ
 from paperkg.build.ingest import Paper
@@ -350,17 +350,21 @@ def _title_modifier(parts: Sequence[str]) -> bool:
 
 class CleanAbstracts(Mapping[str, str]):
     """Clean abstracts by paper id, each cleaned when first asked for: label casing reads
-    only the papers that write a concept with capitals."""
+    only the papers that write a concept with capitals. `kept`: abstracts cleaned before
+    (paper id → (abstract, clean)), which a resident process keeps from one update to
+    the next (`build.kgreads`); those cleaned here join it."""
 
-    def __init__(self, papers: Sequence[Paper]) -> None:
+    def __init__(self, papers: Sequence[Paper],
+                 kept: MutableMapping[str, tuple[str, str]] | None = None) -> None:
         self._papers = {p.id: p for p in papers}
-        self._done: dict[str, str] = {}
+        self._done: MutableMapping[str, tuple[str, str]] = {} if kept is None else kept
 
     def __getitem__(self, pid: str) -> str:
-        text = self._done.get(pid)
-        if text is None:
-            text = self._done[pid] = clean_text(self._papers[pid].abstract)
-        return text
+        abstract = self._papers[pid].abstract
+        done = self._done.get(pid)
+        if done is None or done[0] != abstract:  # a changed abstract is cleaned again
+            done = self._done[pid] = (abstract, clean_text(abstract))
+        return done[1]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._papers)

@@ -16,7 +16,7 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
@@ -201,6 +201,7 @@ def compute(
     known: Mapping[str, Ranked] | None = None, validate: bool = True,
     facts: Mapping[str, TextFacts] | None = None,
     casing: Mapping[str, tuple[str, dict[str, str]]] | None = None,
+    cleaned: MutableMapping[str, tuple[str, str]] | None = None,
 ) -> Content:
     """Extract, canonicalise and validate: what the KG of `papers` is made of.
 
@@ -208,8 +209,9 @@ def compute(
     it, every paper is ranked under its statistics, and the papers in `known` (results
     made under the same epoch, by id) are not extracted again; `facts` are text facts of
     unchanged papers (`canon.text_facts`) and `casing` the label memo of the scheme they
-    were in (`canon.ConceptScheme.casing`). `validate=False` leaves SHACL to the caller
-    (an update checks only what changed).
+    were in (`canon.ConceptScheme.casing`), `cleaned` a resident process's clean abstracts
+    (`canon.build_scheme`). `validate=False` leaves SHACL to the caller (an update checks
+    only what changed).
     """
     from paperkg.build.canon import build_scheme, text_facts
     from paperkg.build.embed import release_memory
@@ -232,7 +234,7 @@ def compute(
                     for p in ordered}
             scheme = build_scheme(extracted, ordered, read, casing,
                                   fresh=[p.id for p in ordered if not (facts and p.id in facts)],
-                                  corpus_size=epoch.papers)
+                                  corpus_size=epoch.papers, cleaned=cleaned)
         rep.step(f"{len(scheme.concepts)} concepts")
         validated = _validate(ordered, scheme, info, settings.cache, rep) if validate else ""
     return Content(ordered, info, scheme, embedder, validated, epoch, extracted, read, keys)

@@ -28,10 +28,17 @@ from paperkg.build.gcpause import paused_gc
 from paperkg.build.rdf import ValidationReport, _describe, _report_names, _shapes
 from paperkg.vocab import PKG, RDF, SH
 
-__all__ = ["validate_stream"]
+__all__ = ["validate_stream", "warm_shapes"]
 
 Triple = tuple[Node, Node, Node]
 _TYPE, _PAPER, _MERGE = RDF.type, PKG.Paper, PKG.MergeDecision
+
+
+def warm_shapes() -> None:
+    """Parse the shapes now, once per process: a resident process does it before it forks
+    the children that validate its updates, which then inherit them."""
+    _shapes_by_target()
+    _report_names()
 
 
 @cache

@@ -29,7 +29,7 @@ from paperkg.build.delta import Delta, plan
 from paperkg.build.extraction import extractor_under
 from paperkg.build.forked import Forked
 from paperkg.build.ingest import Paper, Reject
-from paperkg.build.kgfiles import files_beside
+from paperkg.build.kgfiles import files_beside, paper_files_beside
 from paperkg.build.kgreads import KGReads
 from paperkg.build.pipeline import (
     Content,
@@ -41,7 +41,7 @@ from paperkg.build.pipeline import (
     write_manifest,
 )
 from paperkg.build.sources.merge import merge_papers
-from paperkg.build.statistics import content_key, facts_code
+from paperkg.build.statistics import Epoch, PaperResult, content_key, facts_code
 from paperkg.build.storewrite import drop_old_graph, update_store
 from paperkg.build.writer import kg_lock, swap_in
 from paperkg.errors import BuildError, UsageError
@@ -49,7 +49,7 @@ from paperkg.kgdir import REJECTS, read_manifest
 from paperkg.progress import Reporter
 from paperkg.settings import CONCEPT_SETTINGS, Settings
 
-__all__ = ["update_kg"]
+__all__ = ["kg_settings", "update_kg"]
 
 
 def update_kg(
@@ -114,42 +114,29 @@ def update_kg(
             rep.step("the extractor differs from the KG's (settings, model or code changed): "
                      "relearning the statistics and ranking every paper again")
             epoch = None
-        delta: Delta | None = None
         unchanged: set[str] | None = None
-        if epoch is None or stored is None:
-            content = compute(list(papers.values()), settings, rep)
-        else:
+        if epoch is not None and stored is not None:
             keys = {i: content_key(p) for i, p in papers.items()}
             unchanged = {i for i, r in stored.items() if keys.get(i) == r.key}
-            old_scheme = reads.scheme(kg)
-            same_facts = manifest.get("facts_code") == facts_code()
-            if not same_facts:
-                rep.step("the stored text facts (abbreviations, roles) were read by other "
-                         "code: reading them again from every paper's text")
-            content = compute(list(papers.values()), settings, rep, epoch,
-                              {i: stored[i].ranked for i in unchanged}, validate=False,
-                              facts={i: stored[i].facts for i in unchanged} if same_facts
-                              else None,
-                              casing=old_scheme.casing if old_scheme else None)
-            if old_scheme is not None:
-                delta = plan(old, {i: r.mentions for i, r in stored.items()}, old_scheme,
-                             content.papers, content.scheme)
-            else:
-                content = replace(content, validated=_validate(
-                    content.papers, content.scheme, content.info, settings.cache, rep))
         tmp = kg.with_name(f".{kg.name}.building-{os.getpid()}")
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()
+        early: Forked[None] | None = None
         files: Forked[dict[str, int]] | None = None
         check: Forked[tuple[bool, str, int, str]] | None = None
         try:
-            # the files, the SHACL check and the store's difference are made side by side;
-            # a server's store is written only once SHACL has passed (a graph on a server
-            # is not removed with the directory)
+            # the papers' own files are written while their concepts are worked out (one
+            # core's work), then the other files, the SHACL check and the store's
+            # difference side by side; a server's store is written only once SHACL has
+            # passed (a graph on a server is not removed with the directory)
+            early = paper_files_beside(tmp, list(papers.values()), rep,
+                                       kg if unchanged is not None else None, unchanged)
+            content, delta = _compute(kg, list(papers.values()), settings, rep, reads,
+                                      manifest, epoch, stored, unchanged, old)
             on_server = bool(manifest.get("store"))
             files = files_beside(tmp, content, [*_old_rejects(kg), *rejects], rep,
                                  statistics_of=kg if epoch is not None else None,
-                                 unchanged=unchanged)
+                                 unchanged=unchanged, papers_written=True)
             if delta is not None:
                 check = Forked("the SHACL check", _check_changed, content, delta, rep)
                 if on_server:
@@ -159,6 +146,8 @@ def update_kg(
                 manifest.get("counts", {}).get("triples"))
             if check is not None and not on_server:
                 content = _verdict(content, check)
+            early.wait()
+            early = None
             counts = files.wait()
             files = None
             new = make_manifest(content, settings, rep, began,
@@ -178,7 +167,7 @@ def update_kg(
             write_manifest(tmp, new)
             swap_in(tmp, kg)
         finally:
-            for child in (files, check):
+            for child in (early, files, check):
                 if child is not None:
                     child.cancel()
             shutil.rmtree(tmp, ignore_errors=True)
@@ -186,6 +175,32 @@ def update_kg(
     rep.step(f"{kg} updated: {len(new_ids)} added, {len(changed)} changed, {len(remove)} "
              f"removed; {out_n} triples out, {in_n} in")
     return new
+
+
+def _compute(kg: Path, papers: list[Paper], settings: Settings, rep: Reporter,
+             reads: KGReads, manifest: Mapping[str, Any], epoch: Epoch | None,
+             stored: Mapping[str, PaperResult] | None, unchanged: set[str] | None,
+             old: Mapping[str, Paper]) -> tuple[Content, Delta | None]:
+    """The new KG's content, and what changed (None: compare everything). With the KG's
+    statistics and results (`epoch`, `stored`) only the papers not `unchanged` are
+    extracted; without, everything is computed again."""
+    if epoch is None or stored is None or unchanged is None:
+        return compute(papers, settings, rep), None
+    old_scheme = reads.scheme(kg)
+    same_facts = manifest.get("facts_code") == facts_code()
+    if not same_facts:
+        rep.step("the stored text facts (abbreviations, roles) were read by other "
+                 "code: reading them again from every paper's text")
+    content = compute(papers, settings, rep, epoch,
+                      {i: stored[i].ranked for i in unchanged}, validate=False,
+                      facts={i: stored[i].facts for i in unchanged} if same_facts else None,
+                      casing=old_scheme.casing if old_scheme else None,
+                      cleaned=reads.cleaned)
+    if old_scheme is None:
+        return replace(content, validated=_validate(
+            content.papers, content.scheme, content.info, settings.cache, rep)), None
+    return content, plan(old, {i: r.mentions for i, r in stored.items()}, old_scheme,
+                         content.papers, content.scheme)
 
 
 def _check_changed(content: Content, delta: Delta, rep: Reporter
@@ -236,6 +251,12 @@ def _old_rejects(kg: Path) -> list[Reject]:
         row = json.loads(line)
         out.append(Reject(row["file"], row["line"], row["reason"], row["record"]))
     return out
+
+
+def kg_settings(kg: Path, settings: Settings, given: Collection[str] | None) -> Settings:
+    """The settings an update of `kg` runs with (`_follow`), said nowhere: a resident
+    process loads their model before its first file."""
+    return _follow(settings, read_manifest(kg), given, Reporter(quiet=True))
 
 
 def _follow(settings: Settings, manifest: Mapping[str, Any], given: Collection[str] | None,
