@@ -183,6 +183,8 @@ def _merge_variants(
     lower = {row[0] for rows in linked.values() for row in rows if row[1] == row[1].lower()}
     targets = variant_targets(used, short_forms, used.keys() - lower)
     for pid, rows in linked.items():
+        if all(row[0] not in targets for row in rows):
+            continue  # most papers: no key of theirs is a variant
         out = []
         for k, phrase, score, role, why in rows:
             target, reason = targets.get(k, (k, ""))

@@ -51,10 +51,11 @@ def variant_targets(
     typo). Targets are final (no chains)."""
     out: dict[str, tuple[str, str]] = {}
     best: dict[str, str] = {}
+    fold = {key: _name_fold(key) for key in used}
     for key in sorted(used, key=lambda k: (-used[k], k)):
-        best.setdefault(_name_fold(key), key)
+        best.setdefault(fold[key], key)
     for key in used:
-        target = best[_name_fold(key)]
+        target = best[fold[key]]
         if target != key:
             why = ("spacing" if compact(key) == compact(target) else "case")
             out[key] = (target, f"the same term up to {why}")
