@@ -435,6 +435,24 @@ def test_packaged_prior_keeps_specific_single_words_only() -> None:
     assert choose_prior(one, document_text, None, use_packaged=False) is None
 
 
+def test_packaged_prior_keeps_another_fields_terms_but_not_its_coinages() -> None:
+    """The ICLR statistics have never seen "mechanochemistry": a lower-case word English
+    does not know either is a term of another field, not a generic word; a coined
+    adjective or verb, words run together and a name are not."""
+    from paperkg.build.prior import packaged_prior
+
+    prior = packaged_prior()
+    papers = read_papers([SOURCES / "s2_papers.json"]).papers
+    paper = next(p for p in papers if p.id.startswith("97b47dc9"))  # "Post-Turing tissue
+    words = {c.text for c in candidates(document_text(paper), 4, None) if " " not in c.text}
+    assert {"mechanochemistry", "embryogenesis"} <= words
+    for term in ("mechanochemistry", "embryogenesis", "graphene", "cohomology", "nanowires"):
+        assert prior.candidate[term_key(term)] == 0 and not prior.too_generic(term), term
+    for other in ("polysemantic", "robustifies", "misclassifying", "aunifiedframework",
+                  "Guatemala", "convergence"):
+        assert prior.too_generic(other), other
+
+
 def _scheme(rows: dict[str, list[str]], texts: dict[str, str] | None = None) -> Any:
     texts = texts or {}
     papers = [Paper(pid, texts.get(pid, " and ".join(labels) + " are studied here."), pid,

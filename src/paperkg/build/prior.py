@@ -14,6 +14,7 @@ import gzip
 import hashlib
 import json
 import math
+import re
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -26,7 +27,7 @@ from paperkg.build.fingerprint import source_fingerprint
 from paperkg.build.ingest import Paper
 from paperkg.build.terms import term_key
 from paperkg.build.text import MAX_WORDS, KnownTerms, candidates, clean_text
-from paperkg.lexicon import is_acronym
+from paperkg.lexicon import is_acronym, is_common_word
 
 __all__ = ["MIN_OWN_KEYWORD_PAPERS", "PACKAGED_PRIOR", "KeywordPrior", "cached_prior",
            "choose_prior", "code_fingerprint", "corpus_fingerprint", "count_candidates",
@@ -90,10 +91,15 @@ class KeywordPrior:
         """One word (not an acronym) that papers offer as a candidate but seldom choose as
         a keyword (under SPECIFIC_SHARE of the time, smoothed, unseen words at the base
         rate): "convergence", "vectors", "prompt", "unknown" — but not "interpretability",
-        "hallucination", "fairness"."""
+        "hallucination", "fairness". A word these papers never offered, written in lower
+        case, that English does not know either is a term of another field ("graphene",
+        "cohomology", "morphogenesis" in the packaged ICLR statistics), not a generic one."""
         if " " in phrase or is_acronym(phrase):
             return False
-        return self.scores(term_key(phrase))[0] < _SPECIFIC_LOG_ODDS
+        key = term_key(phrase)
+        if self.candidate[key] == 0 and _foreign_term(phrase, key):
+            return False
+        return self.scores(key)[0] < _SPECIFIC_LOG_ODDS
 
     def umbrella(self, phrase: str) -> bool:
         """A phrase many papers offer and few choose (smoothed): "neural network",
@@ -157,6 +163,34 @@ class KeywordPrior:
             rows = json.load(fh)
         return cls(Counter(rows["keyword"]), Counter(rows["candidate"]), Counter(rows["both"]),
                    int(rows["papers"]))
+
+
+def _foreign_term(word: str, key: str) -> bool:
+    """A lower-case word of five letters or more that the lexicon does not know, without
+    the ending of an adjective or a verb: a technical noun ("graphene", "planarity",
+    "hydrodynamics"), not a name (capitalised), a number, a cut word, nor a coined
+    adjective or verb ("polysemantic", "robustifies", "misclassifying")."""
+    return (word.islower() and key.isalpha() and len(key) >= 5
+            and not _NOT_A_NOUN.search(key) and not is_common_word(key)
+            and not _glued(key))
+
+
+def _glued(word: str) -> bool:
+    """Words run together by the source ("aunifiedframework"): three English words or
+    more; a compound of two ("embryogenesis", "nanowires", "hyperprior") is not."""
+    def parts(start: int) -> list[list[str]]:
+        out = []
+        for end in range(start + 1, len(word) + 1):
+            head = word[start:end]
+            if head == "a" or len(head) >= 3 and is_common_word(head):
+                out += [[head]] if end == len(word) else [[head, *r] for r in parts(end)]
+        return out
+
+    return any(len(p) >= 3 for p in parts(0))
+
+
+_NOT_A_NOUN = re.compile(r"(?:ic|al|ous|ive|[ai]ble|ful|less|ed|ing|ly|i(?:fy|fies|fied)|"
+                         r"i[sz](?:e|es|ed))$")
 
 
 @cache
