@@ -31,8 +31,8 @@ __all__ = ["FIELD_WORDS", "FUNCTION_WORDS", "GENERIC_HEADS", "GENERIC_MODIFIERS"
            "GENERIC_NOUNS", "GRADING_MODIFIERS", "KIND_NOUNS", "PLURAL_HEADS", "QUANTITY_NOUNS",
            "UNITS", "WORD_PREFIXES", "edit_distance_one", "field_words_digest",
            "generic_modifier_forms", "is_acronym", "is_common_word", "is_field_word",
-           "is_shouted", "is_verb_ed", "is_verb_ing", "is_verb_only", "phrase_breaking_verbs",
-           "pos", "singular", "stem", "verb_forms"]
+           "is_known_piece", "is_shouted", "is_verb_ed", "is_verb_ing", "is_verb_only",
+           "phrase_breaking_verbs", "pos", "singular", "stem", "verb_forms"]
 
 # prefixes written before a hyphen ("pre-trained", "Bi-directional" in a title): never names
 WORD_PREFIXES = frozenset("""
@@ -184,6 +184,13 @@ def _pos(word: str) -> frozenset[str]:
 # The parts of speech lemminflect's lexicon knows for a word (empty if unknown): 0.1 ms a
 # word, so kept from one build to the next (`paperkg.memo`)
 pos: WordMemo[frozenset[str]] = WordMemo("pos", _pos, sorted, frozenset)  # type: ignore[arg-type]
+
+
+def is_known_piece(text: str) -> bool:
+    """Whether the lexicon knows `text`, asked without remembering the answer: for the
+    pieces of a word tried as a split (`prior`), which are no words of any text and would
+    fill the remembered answers."""
+    return bool(_pos(text))
 
 
 def is_verb_only(word: str) -> bool:

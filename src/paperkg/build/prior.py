@@ -27,7 +27,7 @@ from paperkg.build.fingerprint import source_fingerprint
 from paperkg.build.ingest import Paper
 from paperkg.build.terms import term_key
 from paperkg.build.text import MAX_WORDS, KnownTerms, candidates, clean_text
-from paperkg.lexicon import is_acronym, is_common_word
+from paperkg.lexicon import is_acronym, is_common_word, is_known_piece
 
 __all__ = ["MIN_OWN_KEYWORD_PAPERS", "PACKAGED_PRIOR", "KeywordPrior", "cached_prior",
            "choose_prior", "code_fingerprint", "corpus_fingerprint", "count_candidates",
@@ -177,16 +177,16 @@ def _foreign_term(word: str, key: str) -> bool:
 
 def _glued(word: str) -> bool:
     """Words run together by the source ("aunifiedframework"): three English words or
-    more; a compound of two ("embryogenesis", "nanowires", "hyperprior") is not."""
-    def parts(start: int) -> list[list[str]]:
-        out = []
+    more; a compound of two ("embryogenesis", "nanowires", "hyperprior") is not. The
+    most words the rest of `word` from each position splits into, last position first
+    (quadratic, whatever the word)."""
+    most = [-1] * len(word) + [0]  # -1: no split into words
+    for start in range(len(word) - 1, -1, -1):
         for end in range(start + 1, len(word) + 1):
             head = word[start:end]
-            if head == "a" or len(head) >= 3 and is_common_word(head):
-                out += [[head]] if end == len(word) else [[head, *r] for r in parts(end)]
-        return out
-
-    return any(len(p) >= 3 for p in parts(0))
+            if most[end] >= 0 and (head == "a" or len(head) >= 3 and is_known_piece(head)):
+                most[start] = max(most[start], most[end] + 1)
+    return most[0] >= 3
 
 
 _NOT_A_NOUN = re.compile(r"(?:ic|al|ous|ive|[ai]ble|ful|less|ed|ing|ly|i(?:fy|fies|fied)|"
