@@ -130,15 +130,20 @@ def test_cache_returns_identical_vectors(minilm: MiniLMEmbedder, tmp_path: Path)
 def test_cache_finds_every_key_and_reads_shard_by_shard_once_released(
         minilm: MiniLMEmbedder, tmp_path: Path) -> None:
     """A key whose hash ends in a zero byte is found again (numpy drops trailing zeros of
-    an "S12" value); a released cache (what a build does after extraction) answers from
-    disk, storing what it had to embed."""
+    an "S12" value), through the index of the whole cache (a build's many texts) and shard
+    by shard (a few texts, or a released cache: what a build does after extraction),
+    which stores what it had to embed."""
     zero_end = next(t for i in range(5000) if CachedEmbedder._key(t := f"prompt tuning {i}")
                     .endswith(b"\0"))
     texts = ["graph neural networks", zero_end]
     a = CachedEmbedder(minilm, tmp_path).encode(texts)
+    indexed = CachedEmbedder(minilm, tmp_path)
+    indexed.FEW = 0  # as many texts as a build's: the whole cache is indexed
+    np.testing.assert_array_equal(indexed.encode(texts), a)
+    assert indexed.misses == 0 and indexed._index is not None
     second = CachedEmbedder(minilm, tmp_path)
     np.testing.assert_array_equal(second.encode(texts), a)
-    assert second.misses == 0 and second.hits == 2
+    assert second.misses == 0 and second.hits == 2 and second._index is None
     second.release()
     b = second.encode([zero_end, "diffusion models", "graph neural networks"])
     np.testing.assert_array_equal(b[[0, 2]], a[[1, 0]])
