@@ -78,7 +78,7 @@ def paper_files_beside(target: Path, papers: Sequence[Paper], rep: Reporter,
     """The files made of the papers alone (the papers, their term counts), written in a
     forked process while an update extracts and canonicalises: that is one core's work,
     and these were a second of the files written after it. `files_beside` then writes
-    the rest (`papers_written=True`)."""
+    the rest."""
     rep.step("writing the papers and their term counts (a second process)")
     return Forked("writing the papers", _write_papers, target, papers, statistics_of,
                   unchanged)
@@ -95,15 +95,15 @@ def _write_papers(target: Path, papers: Sequence[Paper], statistics_of: Path | N
 
 def files_beside(target: Path, content: Content, rejects: Sequence[Reject], rep: Reporter,
                  statistics_of: Path | None = None, unchanged: Collection[str] | None = None,
-                 papers_written: bool = False) -> Forked[dict[str, int]]:
-    """`write_files` in a forked process (`build.forked`), so that an update writes its
-    files while it checks SHACL and writes the store. The abstract vectors are made here
-    first: an embedder's model must not run in a forked child. `papers_written`: the
-    papers and their term counts are written already (`paper_files_beside`)."""
+                 ) -> Forked[dict[str, int]]:
+    """`write_files` but the papers and their term counts (`paper_files_beside` writes
+    those), in a forked process (`build.forked`), so that an update writes its files while
+    it checks SHACL and writes the store. The abstract vectors are made here first: an
+    embedder's model must not run in a forked child."""
     vectors = _doc_vectors(content, statistics_of, unchanged)
     rep.step("writing the NetworkX graph and the abstract vectors (a second process)")
     return Forked("writing the KG files", _write, target, content, rejects, rep,
-                  statistics_of, unchanged, vectors, True, not papers_written)
+                  statistics_of, unchanged, vectors, False, False)
 
 
 @paused_gc()

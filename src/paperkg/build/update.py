@@ -129,14 +129,14 @@ def update_kg(
             # core's work), then the other files, the SHACL check and the store's
             # difference side by side; a server's store is written only once SHACL has
             # passed (a graph on a server is not removed with the directory)
-            early = paper_files_beside(tmp, list(papers.values()), rep,
-                                       kg if unchanged is not None else None, unchanged)
+            # the KG updated, whose statistics, vectors and term counts the files reuse
+            previous = kg if unchanged is not None else None
+            early = paper_files_beside(tmp, list(papers.values()), rep, previous, unchanged)
             content, delta = _compute(kg, list(papers.values()), settings, rep, reads,
                                       manifest, epoch, stored, unchanged, old)
             on_server = bool(manifest.get("store"))
             files = files_beside(tmp, content, [*_old_rejects(kg), *rejects], rep,
-                                 statistics_of=kg if epoch is not None else None,
-                                 unchanged=unchanged, papers_written=True)
+                                 statistics_of=previous, unchanged=unchanged)
             if delta is not None:
                 check = Forked("the SHACL check", _check_changed, content, delta, rep)
                 if on_server:
