@@ -486,6 +486,54 @@ def test_case_variants_merge_names_keep_case_and_no_label_is_numbered() -> None:
     assert len(labels) == len(scheme.concepts)
 
 
+def test_a_names_spellings_with_and_without_a_hyphen_are_one_concept() -> None:
+    """In the full ICLR 2025 KG "CIFAR-10" (57 papers) and "CIFAR10" (17), "MT-Bench" and
+    "MTBench", "MLLM evaluation" and a title's "MLLM EVALUATION" were two concepts each;
+    a phrase of English words whose spacing makes a name stays apart from it, and an
+    acronym that is an English word from that word."""
+    scheme = _scheme({
+        "a": ["CIFAR-10", "MT-Bench", "MLLM evaluation", "route LLMs", "CLIP features",
+              "MATH dataset"],
+        "b": ["CIFAR10", "MTBench", "MLLM EVALUATION", "RouteLLM", "clip features",
+              "math dataset"],
+        "c": ["CIFAR-10", "MT-Bench", "MLLM evaluation", "vision transformers"],
+    })
+    m = scheme.mentions
+    for i in range(3):
+        assert m["a"][i].concept_id == m["b"][i].concept_id == m["c"][i].concept_id
+    assert m["a"][3].concept_id != m["b"][3].concept_id  # a verb and its object
+    assert m["a"][4].concept_id != m["b"][4].concept_id  # CLIP is not clip
+    assert m["a"][5].concept_id != m["b"][5].concept_id  # nor MATH math
+    labels = {c.pref_label for c in scheme.concepts.values()}
+    assert {"CIFAR-10", "MT-Bench", "MLLM evaluation"} <= labels
+    assert "CIFAR10" not in labels and "MLLM EVALUATION" not in labels
+    why = {x.label: x for x in scheme.merges}
+    assert why["CIFAR10"].concept_id == m["a"][0].concept_id
+
+
+def test_a_label_is_spaced_as_most_uses_are() -> None:
+    """ICLR 2025 held-out sample: four uses of "large language model(s)" in any case
+    and one "large-language model" were labelled with the last, the shorter form."""
+    scheme = _scheme({"a": ["large language models"], "b": ["Large Language Models"],
+                      "c": ["Large Language Models"], "d": ["large-language model"],
+                      "e": ["Large Language Model"]})
+    (concept,) = scheme.concepts.values()
+    assert concept.pref_label == "large language models"
+
+
+def test_an_acronym_inside_a_hyphenated_word_is_spelled_out_too() -> None:
+    """ICLR 2025: "LLM as a judge" (19 papers) and "LLM-as-a-judge" (8), "KV cache" and
+    "KV-cache" were apart: the short form was spelled out only where it stood alone."""
+    texts = {"a": "We use large language models (LLMs) and a key-value (KV) cache.",
+             "b": "Large language models (LLMs) are judged. The key-value (KV) cache grows."}
+    scheme = _scheme({"a": ["LLM as a judge", "KV cache"],
+                      "b": ["LLM-as-a-judge", "KV-cache"]}, texts)
+    m = scheme.mentions
+    assert m["a"][0].concept_id == m["b"][0].concept_id
+    assert m["a"][1].concept_id == m["b"][1].concept_id
+    assert m["b"][1].concept_id == "key-value-cache"
+
+
 def test_title_capitals_take_the_abstracts_spelling() -> None:
     """Real Semantic Scholar records (12c00512, fb7dd3ec): a shouted title's words are
     spelled as the abstract writes them, a name keeps its capitals; a Title Case word

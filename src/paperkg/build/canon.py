@@ -100,7 +100,12 @@ class ConceptScheme:
 
 @lru_cache(maxsize=1 << 18)
 def _has_acronym(surface: str) -> bool:
-    return any(is_acronym(w) for w in surface.split())
+    """An acronym among the words, a hyphenated word's parts too: "LLM-as-a-judge",
+    "KV-cache", "human-AI collaboration" are spelled out as their keys' words are."""
+    return any(is_acronym(w) for w in _WORD_PARTS.split(surface) if w)
+
+
+_WORD_PARTS = re.compile(r"[\s\-\u2010-\u2015/]+")
 
 
 _compact = compact
@@ -156,7 +161,7 @@ class _Resolver:
         expanded = " ".join(self.glob.get(w, w) for w in words)
         short = next(w for w in words if w in self.glob)
         why = self.why(short, surface)
-        return expanded, replace(why, detail=f"{surface!r} contains {short!r}, which "
+        return expanded, replace(why, detail=f"{surface!r} contains {short!r}, which is "
                                  + why.detail.split(" is ", 1)[1])
 
     def why(self, short: str, surface: str) -> Merge:

@@ -348,6 +348,33 @@ def _title_modifier(parts: Sequence[str]) -> bool:
         or p.endswith("ed") and is_common_word(p)) for p in parts[1:])
 
 
+def _spacing(form: str) -> str:
+    """How a form joins its words: "large language models" " ", "large-language model" "-"."""
+    return _JOINS.sub("", form)
+
+
+_JOINS = re.compile(r"[^\s\-\u2010-\u2015/]+")
+
+
+def _shouting(form: str) -> int:
+    """Capitals after a capital: "LLAMA3-8B-INSTRUCT" shouts what "Llama3-8b-Instruct"
+    says, "RANKCLIP" what "RankCLIP" does."""
+    return len(_AFTER_CAPITAL.findall(form))
+
+
+_AFTER_CAPITAL = re.compile(r"(?<=[A-Z])[A-Z]")
+
+
+def _spacing_uses(forms: Mapping[str, int]) -> dict[str, int]:
+    """Uses of each way of joining the words, over all cases and numbers: of two forms used
+    as often, the label takes the spacing most uses have ("large language models", written
+    so in four of five uses, not "large-language model", the shorter)."""
+    uses: dict[str, int] = {}
+    for f, n in forms.items():
+        uses[_spacing(f)] = uses.get(_spacing(f), 0) + n
+    return uses
+
+
 class CleanAbstracts(Mapping[str, str]):
     """Clean abstracts by paper id, each cleaned when first asked for: label casing reads
     only the papers that write a concept with capitals. `kept`: abstracts cleaned before
@@ -377,9 +404,9 @@ def preferred_label(forms: Mapping[str, int], taken: set[str], names: NameEviden
                     papers: Iterable[str] = (), cased: dict[str, str] | None = None) -> str:
     """The most readable common form: spelled out before an acronym, lower case before
     Title Case (unless lower case is under a quarter of the uses), then the most frequent,
-    then the shorter; in prose case unless the papers using it write it as a name (a
-    lower-case form too gets the capitals of the names in it); never a label another
-    concept took (exactly).
+    then the spacing most uses have, the less shouting, the shorter; in prose case unless
+    the papers using it write it as a name (a lower-case form too gets the capitals of
+    the names in it); never a label another concept took (exactly).
 
     `cased` holds the prose case of capitalised forms worked out before for these very
     papers (texts unchanged: an update's memo, `canon`); the forms cased here join it."""
@@ -390,10 +417,12 @@ def preferred_label(forms: Mapping[str, int], taken: set[str], names: NameEviden
             return order[0]
     else:
         top = max(forms.values())
+        spaced = _spacing_uses(forms)
         order = sorted(forms, key=lambda f: (
             is_acronym(f),                                  # spelled out before an acronym
             not (f == f.lower() and 4 * forms[f] >= top),   # lower case unless rare
-            -forms[f], len(f), f))
+            -forms[f], -spaced[_spacing(f)],
+            _shouting(f), len(f), f))
     users: list[str] | None = None
     done = {} if cased is None else cased
     for form in order:

@@ -29,9 +29,10 @@ from paperkg.build.terms import term_key
 from paperkg.build.text import MAX_WORDS, KnownTerms, candidates, clean_text
 from paperkg.lexicon import is_acronym, is_common_word, is_known_piece
 
-__all__ = ["MIN_OWN_KEYWORD_PAPERS", "PACKAGED_PRIOR", "KeywordPrior", "cached_prior",
-           "choose_prior", "code_fingerprint", "corpus_fingerprint", "count_candidates",
-           "count_keywords", "learn_prior", "packaged_prior"]
+__all__ = ["MIN_OWN_KEYWORD_PAPERS", "PACKAGED_PRIOR", "SHORT_FORMS", "KeywordPrior",
+           "cached_prior", "choose_prior", "code_fingerprint", "corpus_fingerprint",
+           "count_candidates", "count_keywords", "learn_prior", "packaged_prior",
+           "short_forms"]
 
 # Smoothing toward the corpus base rate (about 3 % of candidates are keywords): a phrase
 # seen as a candidate a handful of times cannot get an extreme keyphraseness.
@@ -63,6 +64,8 @@ _FIELD_LOG_ODDS = math.log(FIELD_KEYWORD_SHARE / (1 - FIELD_KEYWORD_SHARE))
 MIN_OWN_KEYWORD_PAPERS = 200
 # The ICLR 2025 corpus's keyword statistics (bench/build_prior.py): counts per term key.
 PACKAGED_PRIOR = Path(__file__).parent / "data" / "keyword_prior.json.gz"
+# The long form ICLR 2025 papers define each common acronym as (bench/build_short_forms.py)
+SHORT_FORMS = Path(__file__).parent / "data" / "short_forms.json"
 
 
 @dataclass(slots=True)
@@ -127,8 +130,15 @@ class KeywordPrior:
         """A term a paper may name in passing, where it stands or what it used rather than
         what it studies: a term of the whole field ("deep learning") or an umbrella term
         ("convolutional neural network", "learning rate"). A short form ("DPO") is no
-        umbrella: authors list its long form, which understates its share."""
-        return self.field_term(phrase) or (self.umbrella(phrase) and not is_acronym(phrase))
+        umbrella: authors list its long form, which understates its share; it is judged by
+        its long form where the field defines it one way ("NLP": "natural language
+        processing", a term of the whole field; `short_forms`)."""
+        if self.field_term(phrase):
+            return True
+        if not is_acronym(phrase):
+            return self.umbrella(phrase)
+        long = short_forms().get(term_key(phrase))
+        return long is not None and (self.field_term(long) or self.umbrella(long))
 
     def fingerprint(self) -> str:
         """A short hash of the counts: the extraction cache depends on it."""
@@ -194,6 +204,13 @@ _NOT_A_NOUN = re.compile(r"(?:ic|al|ous|ive|[ai]ble|ful|less|ed|ing|ly|i(?:fy|fi
 
 
 @cache
+def short_forms() -> dict[str, str]:
+    """Acronym key → the key of the long form the field defines it as (packaged)."""
+    table: dict[str, str] = json.loads(SHORT_FORMS.read_text(encoding="utf-8"))["short_forms"]
+    return table
+
+
+@cache
 def packaged_prior() -> KeywordPrior:
     """The keyword statistics of ICLR 2025 that ship with paperkg."""
     prior = KeywordPrior.load(PACKAGED_PRIOR)
@@ -229,12 +246,13 @@ def _keys(keywords: Sequence[str]) -> frozenset[str]:
 
 def code_fingerprint() -> str:
     """A hash of the code that cuts and keys phrases, and of the word counts it reads
-    (`grammar.VERBS_AFTER_TO`): cached priors and extractions made by other code must not
-    be reused."""
+    (`grammar.VERBS_AFTER_TO`, `SHORT_FORMS`): cached priors and extractions made by other
+    code must not be reused."""
     from paperkg.build.grammar import VERBS_AFTER_TO
 
     return hashlib.sha256(source_fingerprint("paperkg.build.extract", "paperkg.build.prior")
-                          .encode() + VERBS_AFTER_TO.read_bytes()).hexdigest()[:24]
+                          .encode() + VERBS_AFTER_TO.read_bytes() + SHORT_FORMS.read_bytes()
+                          ).hexdigest()[:24]
 
 
 def corpus_fingerprint(papers: Sequence[Paper]) -> str:

@@ -5,7 +5,8 @@ recorded with its reason; none ever merges across two acronyms that differ.
 - spacing: "multi modal" / "multimodal" (the key most used wins);
 - case of a name: "PANGEA" / "Pangea" — an all-caps and a capitalised spelling of a word
   the lexicon does not know is one name ("CLIP" / "clips", "MATH" / "math" stay apart:
-  the lexicon knows "clip" and "math");
+  the lexicon knows "clip" and "math"); so are a name's spellings with and without a
+  hyphen ("CIFAR-10" / "CIFAR10", "MT-Bench" / "MTBench");
 - head noun: "GSM8K dataset" / "GSM8K", "CIFAR-100 datasets" / "CIFAR-100": a name
   (starting with an acronym, and not a short form some paper defines: "QA dataset" is not
   "QA") followed by dataset/benchmark/corpus/suite, when the bare name is a concept;
@@ -35,9 +36,19 @@ def compact(key: str) -> str:
 
 
 def _name_fold(key: str) -> str:
-    """Spacing removed, and a single word the lexicon does not know lower-cased."""
+    """Spacing removed, and a name lower-cased: a single word the lexicon does not know,
+    or several words run together whose first is no lower-case English word and whose
+    capitals make no English word ("CIFAR 10" of "CIFAR-10" is "CIFAR10", "MT bench" is
+    "MTBench", "MLLM evaluation" a shouted "MLLM EVALUATION"; "route LLMs" is not
+    "RouteLLM", "MATH dataset" not "math dataset")."""
     c = compact(key)
-    return c.lower() if " " not in key and not is_common_word(key) else c
+    words = key.split()
+    if len(words) == 1:
+        return c.lower() if not is_common_word(key) else c
+    if words[0].islower() and is_common_word(words[0]) or any(
+            not w.islower() and is_common_word(w.lower()) for w in words):
+        return c
+    return c.lower()
 
 
 def variant_targets(
@@ -63,7 +74,20 @@ def variant_targets(
         out.setdefault(key, (out.get(target, (target, ""))[0], why))
     for key, (target, why) in _typos(used, frozenset(capitalised)).items():
         out.setdefault(key, (out.get(target, (target, ""))[0], why))
-    return out
+    return {key: _final(key, out) for key in out}
+
+
+def _final(key: str, out: Mapping[str, tuple[str, str]]) -> tuple[str, str]:
+    """The end of a chain of targets, with the reason that says most: "CIFAR100 dataset"
+    is "CIFAR-100 dataset" by its spacing, which is "CIFAR-100" by its head noun."""
+    target, why = out[key]
+    seen = {key, target}
+    while target in out and out[target][0] not in seen:
+        target, reason = out[target]
+        seen.add(target)
+        if why.startswith("the same term"):
+            why = reason
+    return target, why
 
 
 def _head_nouns(used: Mapping[str, int], short_forms: frozenset[str],
