@@ -653,6 +653,23 @@ def test_spaced_compound_modifiers_and_prepositions_make_no_fragments() -> None:
                    or " Inside " in f" {p} " for p in phrases), phrases
 
 
+def test_a_count_and_the_noun_it_counts_before_a_noun_make_one_modifier() -> None:
+    """ICLR 2025 titles write "One Pass Streaming Algorithm", "multi head attention":
+    "pass streaming algorithm", "layer network" and "head attention" were candidates. A
+    count ("one", "three", "single", "multi") and the singular noun it counts before a
+    word that goes on are hyphenated; a plural ("two layers"), a function word after
+    ("one step further", "one class of models") leave them apart."""
+    phrases = {c.text for c in candidates(clean_text(
+        "One Pass Streaming Algorithm for Attention. A three layer network uses multi head "
+        "attention. We study two player games and multi agent reinforcement learning. We "
+        "go one step further with two layers and one class of models."))}
+    assert {"One-Pass Streaming Algorithm", "three-layer network", "multi-head attention",
+            "two-player games", "multi-agent reinforcement learning"} <= phrases, phrases
+    assert not {"Pass Streaming Algorithm", "layer network", "head attention",
+                "agent reinforcement learning", "player games"} & phrases, phrases
+    assert "layers" in phrases
+
+
 def test_modifiers_and_line_breaks_make_no_fragments() -> None:
     """ICLR 2025 phrasing: a word and an adjective written as one modifier with a space
     ("model agnostic meta-learning", "high probability excess risk bounds") are

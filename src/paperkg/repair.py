@@ -59,6 +59,23 @@ _COMPOUND_FIRSTS = {
     "stage": frozenset("one two three single multi".split()),
     "range": frozenset({"long", "short"}),
     "term": frozenset({"long", "short"}),
+    # a count or "single"/"multi" and the noun it counts, as a modifier: "three layer
+    # network", "one pass streaming algorithm", "multi head attention" (else "layer
+    # network", "pass streaming algorithm", "head attention" were candidates)
+    **{second: frozenset("one two three four single multi".split()) for second in (
+        "pass layer step stream round hop").split()},
+    **{second: frozenset("single multi".split()) for second in (
+        "agent task view head turn domain label objective channel source cell lingual"
+        ).split()},
+    "player": frozenset("one two three single multi".split()),
+    "class": frozenset("one two multi single".split()),
+    "tower": frozenset({"two"}),
+    "sample": frozenset({"one", "two"}),
+    "body": frozenset({"two", "three", "many"}),
+    "armed": frozenset({"two", "multi"}),
+    "sided": frozenset({"one", "two"}),
+    "way": frozenset({"one", "two", "three"}),
+    "modal": frozenset({"multi", "cross", "uni"}),
     **{second: frozenset({"high", "low"}) for second in (
         "probability resolution fidelity rank frequency precision variance entropy energy "
         "resource").split()},
