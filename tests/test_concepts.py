@@ -453,6 +453,20 @@ def test_packaged_prior_keeps_another_fields_terms_but_not_its_coinages() -> Non
         assert prior.too_generic(other), other
 
 
+def test_a_candidate_is_spelled_as_written_where_no_sentence_starts() -> None:
+    """"Graphene is …" opened the abstract, so the candidate was "Graphene", which the
+    packaged statistics refused as an unknown name; the abstract's later "graphene" is
+    how the term is spelled, and a term of another field. A name stays a name."""
+    from paperkg.build.prior import packaged_prior
+
+    prior = packaged_prior()
+    cs = {c.text: c for c in candidates(clean_text(
+        "Graphene is a material. We grow graphene on copper in Guatemala. Guatemala helps."),
+        known=prior.known())}
+    assert "graphene" in cs and "Graphene" not in cs and cs["graphene"].count == 2
+    assert not prior.too_generic("graphene") and prior.too_generic("Guatemala")
+
+
 def _scheme(rows: dict[str, list[str]], texts: dict[str, str] | None = None) -> Any:
     texts = texts or {}
     papers = [Paper(pid, texts.get(pid, " and ".join(labels) + " are studied here."), pid,

@@ -166,21 +166,31 @@ def _across_definition(toks: list[str], end: int, following: tuple[int, list[str
     return end - n, words, True, False
 
 
+_SENTENCE_ENDS = frozenset({".", "?", "!"})
+
+
 def tails(toks: list[str], max_words: int, known: KnownTerms | None,
           defined: Mapping[str, str] | None = None,
           ) -> tuple[dict[str, tuple[int, int, str]], set[str], set[str], set[int]]:
-    """(first position, count, first spelling) per key, the keys that are some run's
-    longest tail (the others only ever end a longer candidate), the keys that do not
-    open their run somewhere (`_valid_tails`), and the positions of words that modify a
-    later word of their run."""
+    """(first position, count, spelling) per key, the keys that are some run's longest
+    tail (the others only ever end a longer candidate), the keys that do not open their
+    run somewhere (`_valid_tails`), and the positions of words that modify a later word
+    of their run. The spelling is the first one not capitalised by a sentence's start
+    where there is one: "Graphene is …; we grow graphene" is "graphene"."""
     seen: dict[str, tuple[int, int, str]] = {}
     alone: set[str] = set()
     inside: set[str] = set()
     inner: set[int] = set()
+    opening: set[str] = set()  # keys spelled as a sentence's first words so far
     for at, words, longest, leads in _valid_tails(toks, max_words, known, inner, defined):
         phrase = " ".join(words)
         key = phrase.lower()
         first_at, count, form = seen.get(key, (at, 0, phrase))
+        if not count and (at == 0 or toks[at - 1] in _SENTENCE_ENDS):
+            opening.add(key)
+        elif key in opening and not (at == 0 or toks[at - 1] in _SENTENCE_ENDS):
+            opening.discard(key)
+            form = phrase
         seen[key] = (first_at, count + 1, form)
         if longest:
             alone.add(key)
