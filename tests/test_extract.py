@@ -550,7 +550,7 @@ def test_a_short_form_of_a_term_named_in_passing_is_named_in_passing() -> None:
     """Held-out ICLR 2025 papers on LLM judges and on additive models kept "NLP", named
     once and never defined: the statistics judge an acronym by the long form the field
     defines it as ("natural language processing"), a term of the whole field; "DPO" (a
-    method papers study) and an acronym the field defines several ways stay."""
+    method papers study) and "GSM8K" (no long form) stay."""
     from paperkg.build.asides import asides
     from paperkg.build.prior import packaged_prior, short_forms
 
