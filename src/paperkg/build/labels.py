@@ -371,7 +371,8 @@ def _spacing_uses(forms: Mapping[str, int]) -> dict[str, int]:
     so in four of five uses, not "large-language model", the shorter)."""
     uses: dict[str, int] = {}
     for f, n in forms.items():
-        uses[_spacing(f)] = uses.get(_spacing(f), 0) + n
+        joins = _spacing(f)
+        uses[joins] = uses.get(joins, 0) + n
     return uses
 
 
