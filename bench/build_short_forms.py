@@ -38,8 +38,9 @@ def main() -> None:
     longs: dict[str, Counter[str]] = defaultdict(Counter)
     papers = [p for p in read_papers([CORPUS]).papers if p.id not in skip]
     for p in papers:
-        for a in {(term_key(a.short), term_key(a.long)) for a in abbreviations(document_text(p))}:
-            longs[a[0]][a[1]] += 1
+        defined = {(term_key(a.short), term_key(a.long)) for a in abbreviations(document_text(p))}
+        for short, long in defined:
+            longs[short][long] += 1
     table = {}
     for short, counts in sorted(longs.items()):
         (long, n), total = counts.most_common(1)[0], sum(counts.values())

@@ -186,9 +186,10 @@ def tails(toks: list[str], max_words: int, known: KnownTerms | None,
         phrase = " ".join(words)
         key = phrase.lower()
         first_at, count, form = seen.get(key, (at, 0, phrase))
-        if not count and (at == 0 or toks[at - 1] in _SENTENCE_ENDS):
+        starts = at == 0 or toks[at - 1] in _SENTENCE_ENDS
+        if not count and starts:
             opening.add(key)
-        elif key in opening and not (at == 0 or toks[at - 1] in _SENTENCE_ENDS):
+        elif key in opening and not starts:
             opening.discard(key)
             form = phrase
         seen[key] = (first_at, count + 1, form)

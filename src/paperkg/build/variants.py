@@ -71,9 +71,9 @@ def variant_targets(
             why = ("spacing" if compact(key) == compact(target) else "case")
             out[key] = (target, f"the same term up to {why}")
     for key, (target, why) in _head_nouns(used, frozenset(short_forms)).items():
-        out.setdefault(key, (out.get(target, (target, ""))[0], why))
+        out.setdefault(key, (target, why))
     for key, (target, why) in _typos(used, frozenset(capitalised)).items():
-        out.setdefault(key, (out.get(target, (target, ""))[0], why))
+        out.setdefault(key, (target, why))
     return {key: _final(key, out) for key in out}
 
 
