@@ -242,6 +242,28 @@ def test_mapped_static_vectors_do_not_depend_on_their_batch(cache_dir: Path) -> 
     assert np.array_equal(embedder.encode([texts[i] for i in shuffled]), together[shuffled])
 
 
+def test_a_few_static_texts_are_computed_as_the_cache_holds_them(
+        cache_dir: Path, tmp_path: Path) -> None:
+    """An update's few texts on the static path are mapped again, not looked up among the
+    cache's shards (slower, and one more shard per update): the vectors are those a
+    build's large batch stored in the cache, and the small request writes no shard."""
+    from paperkg.build.embed import CachedEmbedder, StaticEmbedder
+    from paperkg.build.staticmap import MappedEmbedder
+
+    abstracts = [clean_text(a) for a in seed_abstracts()[:8]]
+    texts = sorted({c.text for a in abstracts for c in candidates(a)}) + abstracts
+    build = CachedEmbedder(MappedEmbedder(StaticEmbedder(cache_dir)), tmp_path)
+    build.FEW = 10  # a build's batch: looked up in and written to the cache
+    stored = build.encode(texts)
+    shards = sorted((tmp_path / "embeddings").rglob("shard-*.npz"))
+    assert shards and build.misses == len(set(texts))
+    update = CachedEmbedder(MappedEmbedder(StaticEmbedder(cache_dir)), tmp_path)
+    few = update.encode(texts[:60] + ["a phrase no build embedded"])
+    assert np.array_equal(few[:60], stored[:60])
+    assert update.hits == update.misses == 0  # computed, not looked up
+    assert sorted((tmp_path / "embeddings").rglob("shard-*.npz")) == shards
+
+
 def test_static_map_refuses_another_distillation(cache_dir: Path, tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """A map fitted on another distillation (its probe vectors differ from this model's)

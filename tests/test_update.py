@@ -11,6 +11,7 @@ import itertools
 import json
 import os
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -165,6 +166,12 @@ def test_add_under_the_stored_statistics_equals_a_build_under_them(work: Path, b
     assert _dpo_concept(kg, DPO_USER).lower() == "direct preference optimization"
     # the statistics are the base KG's, byte for byte; the old papers' results are kept
     assert (kg / STATISTICS).read_bytes() == (base / STATISTICS).read_bytes()
+    # with the prior's fingerprint, kept rather than hashed again by every add: the hash
+    # of the counts it was stored with
+    epoch = load_epoch(kg)
+    assert epoch is not None and epoch.stats.prior is not None
+    kept = epoch.stats.prior._fingerprint  # as loaded: nothing asked it yet
+    assert kept and kept == replace(epoch.stats.prior, _fingerprint="").fingerprint()
     before, after = read_results(base), read_results(kg)
     assert before is not None and after is not None
     assert all(after[i].ranked == r.ranked for i, r in before.items())

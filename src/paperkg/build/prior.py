@@ -80,7 +80,7 @@ class KeywordPrior:
     source: str = "the input's author keywords"
     packaged: bool = False  # the ICLR 2025 statistics shipped with paperkg, not the input's
     # `fingerprint`, once: an update asks twice and it costs 0.3 s (the counts are not
-    # changed once learned)
+    # changed once learned); a KG's stored statistics keep it (`statistics.save_epoch`)
     _fingerprint: str = field(default="", repr=False, compare=False)
 
     def __bool__(self) -> bool:

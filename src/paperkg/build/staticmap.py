@@ -89,6 +89,9 @@ class MappedEmbedder:
     carries the map's digest, so vectors of another map are never taken for these.
     """
 
+    # a few thousand texts are computed faster than read from the cache (`CachedEmbedder`)
+    cheap = True
+
     def __init__(self, static: StaticEmbedder) -> None:
         self.static = static
         self.name = f"{static.name}-map{_map_digest(STATIC_MAP)}"
