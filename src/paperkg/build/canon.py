@@ -43,7 +43,7 @@ concept_key = term_key  # the merge key, under the name the rest of the code kno
 # the same phrases recur across papers; keying them once (and, through `paperkg.memo`,
 # once across builds) saves seconds of every full-corpus scheme and of every `paperkg add`
 _key = WordMemo("term_key", term_key)
-_slug = cache(slugify)  # a concept id from its key: 0.25 s of each update (`variants._fold`)
+_slug = cache(slugify)  # a concept id from its key: 0.25 s of each update, once per process
 UNAMBIGUOUS_SHARE = 0.8
 _NO_VOTES: Counter[str] = Counter()  # read only: most concepts have no kind votes
 

@@ -36,6 +36,10 @@ def compact(key: str) -> str:
     return key.replace(" ", "")
 
 
+# every key of the corpus is folded at every update (0.3 s of each): a resident process
+# (`paperkg add --watch`) folds each once; not saved (`paperkg.memo`): reading and writing
+# 65k more answers took as long as folding them
+@cache
 def _name_fold(key: str) -> str:
     """Spacing removed, and a name lower-cased: a single word the lexicon does not know,
     or several words run together whose first is no lower-case English word and whose
@@ -52,12 +56,6 @@ def _name_fold(key: str) -> str:
     return c.lower()
 
 
-# every key of the corpus is folded at every update (0.3 s of each): a resident process
-# (`paperkg add --watch`) folds each once; not saved (`paperkg.memo`): reading and writing
-# 65k more answers took as long as folding them
-_fold = cache(_name_fold)
-
-
 def variant_targets(
     used: Mapping[str, int], short_forms: Collection[str] = (),
     capitalised: Collection[str] = (),
@@ -69,7 +67,7 @@ def variant_targets(
     typo). Targets are final (no chains)."""
     out: dict[str, tuple[str, str]] = {}
     best: dict[str, str] = {}
-    fold = {key: _fold(key) for key in used}
+    fold = {key: _name_fold(key) for key in used}
     for key in sorted(used, key=lambda k: (-used[k], k)):
         best.setdefault(fold[key], key)
     for key in used:
