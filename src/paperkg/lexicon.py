@@ -87,7 +87,10 @@ longstanding daunting unusual plausible peculiar intolerable irreparable sheer l
 brief meaningful rigorous insufficient twofold threefold unprecedented tremendous enormous
 useful valuable helpful beneficial complicated unresolved dramatic extant
 general appropriate inappropriate adequate inadequate arbitrary longer shorter sharper tighter
-coming upcoming forthcoming realistic unrealistic
+coming upcoming forthcoming realistic unrealistic latest urgent pressing little abundant
+suitable available worth widely-used commonly-used
+fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth fifteenth
+sixteenth seventeenth eighteenth nineteenth twentieth thirtieth hundredth thousandth
 """.split())
 # The generic modifiers that grade a thing rather than classify it: a writer's claim even
 # where they open a known term ("efficient training recipe", "theoretical analysis
@@ -152,6 +155,7 @@ direction directions success attempt attempts efforts effort way ways manner kin
 sorts lot lots aspect aspects regard respect view views insight insights gains fashion
 performance performances outcome outcomes capabilities abilities
 version versions introduction introductions notion notions counterpart counterparts
+decade decades
 developments amount amounts interest merit picture
 journal journals proceedings university universities institute academy publishers society
 foundation

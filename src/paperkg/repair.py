@@ -107,6 +107,10 @@ _LINE_HYPHEN = re.compile(r"\b([A-Za-z]+)-[ \t]*\r?\n\s*([a-z]+)\b")
 # a particle's charge ("K- e+", "pi- p": one or two letters that make no word with the next
 # part; "re- duction" does).
 _SPACE_HYPHEN = re.compile(r"\b([A-Za-z]+)- (?!(?:and|or|nor|to|as|vs)\b)([A-Za-z][\w-]+)")
+# "mod-els", "ex-emplifying": the same break with the line end dropped altogether; joined
+# only when the part after the hyphen is no word and the whole is one ("pre-trained",
+# "X-ray", "co-occurrence" stay).
+_WORD_HYPHEN = re.compile(r"\b([A-Za-z][a-z]+)-([a-z]{2,})\b")
 
 # "Clebsch--Gordan", "Navier–Stokes", "primal–dual": an en dash (or TeX's "--") joining
 # two names, or two words, is a hyphen of one term; split there, a name lost its half
@@ -221,6 +225,11 @@ def _line_join(m: re.Match[str]) -> str:
     return whole if is_common_word(whole.lower()) else f"{m[1]}-{m[2]}"
 
 
+def _word_join(m: re.Match[str]) -> str:
+    whole = m[1] + m[2]
+    return whole if not is_common_word(m[2]) and is_common_word(whole.lower()) else m[0]
+
+
 def _space_join(m: re.Match[str]) -> str:
     if m[1].lower() in FUNCTION_WORDS or m[2].lower() in FUNCTION_WORDS:
         return m[0]
@@ -256,9 +265,9 @@ def _dash(m: re.Match[str]) -> str:
 
 def repair_text(text: str) -> str:
     """Split glued sentences and glued words, join a first word split at its drop capital,
-    join a word a PDF broke at a line end ("Hierar-\\nchical", "mathe- matics"), hyphenate
-    a spaced compound modifier ("few shot learning", "Pareto optimal policies") and a
-    dashed pair of names ("Clebsch--Gordan").
+    join a word a PDF broke at a line end ("Hierar-\\nchical", "mathe- matics", "mod-els"),
+    hyphenate a spaced compound modifier ("few shot learning", "Pareto optimal policies")
+    and a dashed pair of names ("Clebsch--Gordan").
     A camel seam is split only when the lower-case part is a word the lexicon knows (of
     five letters or more before an acronym) and the whole word starts in lower case, so
     names ("GFlowNet", "AlphaFold", "PyTorch", "iPhone", "xLSTM", "lncRNA") stay whole; a
@@ -273,6 +282,8 @@ def repair_text(text: str) -> str:
         text = _LINE_HYPHEN.sub(_line_join, text)
     if "- " in text:
         text = _SPACE_HYPHEN.sub(_space_join, text)
+    if "-" in text:
+        text = _WORD_HYPHEN.sub(_word_join, text)
     text = _SPACED_COMPOUND.sub(_hyphenated, text)
     text = _SPACED_MODIFIER.sub(_modifier, text)
     if "--" in text or "\u2013" in text:

@@ -28,11 +28,11 @@ from functools import cache, lru_cache
 from paperkg.build.hierarchy import Field, Topic, broader_of, topic_hierarchy
 from paperkg.build.ingest import Paper
 from paperkg.build.kinds import PaperRoles, paper_roles, vote_kind
-from paperkg.build.labels import CleanAbstracts, NameEvidence, preferred_label
+from paperkg.build.labels import CleanAbstracts, NameEvidence, preferred_label, prose_case
 from paperkg.build.terms import Abbreviation, abbreviations, term_key
 from paperkg.build.text import document_text
 from paperkg.build.variants import compact, variant_targets
-from paperkg.lexicon import is_acronym
+from paperkg.lexicon import is_acronym, is_shouted
 from paperkg.memo import WordMemo
 from paperkg.vocab import slugify
 
@@ -350,6 +350,8 @@ def _name_concepts(
             memo[key] = (sig or _users_hash(users),
                          {f: c for f, c in cased.items() if f in forms})
         spelled = resolver.long_form.get(key)
+        if spelled and is_shouted(spelled.split()):  # a shouted title's definition
+            spelled = prose_case(spelled, names.is_name(spelled, users), names, users)
         if is_acronym(pref) and len(pref.split()) == 1 and spelled and (
                 spelled not in used_labels):
             pref = spelled  # a concept only ever written as "LLM" is named by its long form

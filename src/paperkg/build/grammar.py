@@ -222,12 +222,24 @@ def _participle_compound(word: str) -> bool:
     return is_verb_ed(last)
 
 
+# How a count grows or how big it is: "(a) logarithmic number of rounds", "polynomial number
+# of queries"; "the chromatic number of G" is a concept.
+_GROWTH = frozenset("""
+logarithmic polylogarithmic linear sublinear superlinear quadratic cubic polynomial
+exponential constant finite infinite bounded unbounded countable uncountable arbitrary
+maximum minimum total expected average
+""".split())
+
+
 def counts_something(toks: list[str], start: int, run: list[str]) -> bool:
-    """"a logarithmic number of rounds": between an indefinite article and "of", a run
-    ending in a quantity noun counts what follows; it is not a concept."""
+    """"a logarithmic number of rounds": before "of", a run ending in a quantity noun
+    after an indefinite article, or with only words of growth before it, counts what
+    follows; it is not a concept."""
     end = start + len(run)
-    return (run[-1].lower() in QUANTITY_NOUNS and end < len(toks) and toks[end] == "of"
-            and start > 0 and toks[start - 1].lower() in ("a", "an"))
+    if not (run[-1].lower() in QUANTITY_NOUNS and end < len(toks) and toks[end] == "of"):
+        return False
+    return (start > 0 and toks[start - 1].lower() in ("a", "an")) or (
+        len(run) > 1 and all(w.lower() in _GROWTH for w in run[:-1]))
 
 
 def bare_short_acronym(word: str) -> bool:
@@ -275,6 +287,8 @@ def _splits(toks: list[str], idx: int, run: list[str]) -> bool:
     if prev in ("that", "who") and low.endswith("s") and not low.endswith(
             ("ss", "us", "is")) and "VERB" in word_pos(low):
         return True  # "a framework that fuses online variational inference"
+    if prev in ("which", "who") and idx > 1 and toks[idx - 2] == "," and _base_verb(low):
+        return True  # "heat kernels, which lack closed-form expressions"
     if low in _verbs_after_to() and _after_to(toks, idx) or (
             prev == "to" and idx > 1 and toks[idx - 2].lower() in {"how", "what"}
             and "VERB" in word_pos(low)):
@@ -290,9 +304,17 @@ def _splits(toks: list[str], idx: int, run: list[str]) -> bool:
     if run and low == "near":
         return True  # "a model near Turing-Hopf bifurcation"; "near OOD detection" stays
     return bool(run) and verb_after_plural(run[-1], low) or (
-        prev in _BEFORE_VERBS and "VERB" in word_pos(low)) or (
+        _after_subject(toks, idx) and "VERB" in word_pos(low)) or (
         prev == "by" and low.endswith("ing") and "VERB" in word_pos(low)) or (
         low in UNITS and prev[:1].isdigit())
+
+
+def _after_subject(toks: list[str], idx: int) -> bool:
+    """After a subject, a modal, "also", "not" or "not only" ("not only conserves
+    energy"): where a noun/verb homograph is the verb."""
+    prev = toks[idx - 1].lower() if idx else ""
+    return prev in _BEFORE_VERBS or (prev == "only" and idx > 1
+                                     and toks[idx - 2].lower() == "not")
 
 
 @cache

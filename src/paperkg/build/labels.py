@@ -200,14 +200,21 @@ def prose_case(form: str, is_name: bool, names: NameEvidence | None = None,
     asks no evidence for those); anything else with every word in lower case but acronyms
     and, given `names`, the capitalised words that are names themselves, spelled as the
     papers write them ("Castell-Gaines methods", "Cayley-Dickson process", "Markov
-    chain", "TURING-HOPF BIFURCATION" → "Turing-Hopf bifurcation")."""
-    if is_name:
-        return form
-    papers = list(papers)
+    chain", "TURING-HOPF BIFURCATION" → "Turing-Hopf bifurcation"). A name in a shouted
+    title is a heading's spelling too: "PROGRESSIVE KNOWLEDGE DISTILLATION (PKD)" is spelled
+    as the papers write its first word mid-sentence, its other words alike ("Progressive
+    Knowledge Distillation"), acronyms and function words as they are."""
     words = form.split()
     shouting = is_shouted(words)
+    if is_name and not shouting:
+        return form
+    papers = list(papers)
     cased = [_word_case(w, names, papers, shouting, _neighbours(words, k), len(words) == 1)
              for k, w in enumerate(words)]
+    if is_name:
+        title = cased[0][:1].isupper()
+        return " ".join(c if c.lower() in FUNCTION_WORDS or not c[:1].islower() else (
+            c[:1].upper() + c[1:] if title else c) for c in cased)
     if names is not None:
         _capitals_after_lowered(words, cased, names, papers)
     return " ".join(cased)
