@@ -282,17 +282,20 @@ def test_grammar_refuses_clause_fragments_and_generic_words_alone() -> None:
         "advances. TA models lack adaptability, which limits research significance and ongoing "
         "progress; irrelevant ones are dropped. We study Search, Bias and Multimodal signals. "
         "Heat kernels, which lack closed-form expressions, and learned Bloom filters, which "
-        "combine machine learning with hashing, are used. It not only conserves energy.")
+        "combine machine learning with hashing, are used. It not only conserves energy. We "
+        "will instead focus on the so-called "
+        "configurational entropy in-between interrogations.")
     phrases = {c.text.lower() for c in candidates(text)}
     for fragment in ("knowledge despite", "objectives form", "challenge despite advances",
                      "ta models lack adaptability", "research significance", "ongoing progress",
                      "irrelevant ones", "search", "bias", "multimodal", "significance",
                      "study search", "lack closed-form expressions", "combine machine learning",
-                     "conserves energy"):
+                     "conserves energy", "instead focus",
+                     "so-called configurational entropy", "in-between interrogations"):
         assert fragment not in phrases, fragment
     assert {"training objectives", "ta models", "adaptability", "heat kernels",
             "closed-form expressions", "learned bloom filters", "machine learning",
-            "energy"} <= phrases
+            "energy", "configurational entropy", "interrogations"} <= phrases
 
 
 def test_citations_variables_and_postmodifying_participles_are_not_concepts() -> None:

@@ -61,7 +61,7 @@ whatever when whence whenever where whereas whereby wherein whereupon wherever w
 while whilst who whoever whole whom whose why will with within without would yet you your yours
 yourself let lets let's can't won't don't doesn't isn't aren't wasn't it's we're they're thereof
 regarding concerning alongside amidst nowadays alike unless et al quite
-inside outside beneath underneath atop aboard till
+inside outside beneath underneath atop aboard till instead in-between
 """.split())
 
 # Evaluative and generic modifiers: they start many spans but never name a concept.
@@ -77,7 +77,7 @@ practical theoretical empirical experimental rich desirable favorable limited na
 increasing growing widespread emerging prominent leading improved enhanced optimal suboptimal
 proposed resulting given respective corresponding relevant necessary sufficient successful
 accurate fast slow small large huge tiny big higher lower high low better worse more less full
-free open fewer latter former state-of-the-art well-known well-established well-studied so-
+free open fewer latter former state-of-the-art well-known well-established well-studied so-called
 called ongoing irrelevant relevant unseen remaining rapid massive severe serious poor
 advanced flexible supplementary standard comparative average wider innovative outstanding
 excellent extra further detailed illustrative reasonable judicious intensive long-standing
