@@ -284,18 +284,23 @@ def test_grammar_refuses_clause_fragments_and_generic_words_alone() -> None:
         "Heat kernels, which lack closed-form expressions, and learned Bloom filters, which "
         "combine machine learning with hashing, are used. It not only conserves energy. We "
         "will instead focus on the so-called "
-        "configurational entropy in-between interrogations.")
+        "configurational entropy in-between interrogations. The British mathematician and "
+        "logician Alan M. Turing wrote it; scientists Alfred Gierer and Hans Meinhardt used "
+        "it, as conservation biologists do.")
     phrases = {c.text.lower() for c in candidates(text)}
     for fragment in ("knowledge despite", "objectives form", "challenge despite advances",
                      "ta models lack adaptability", "research significance", "ongoing progress",
                      "irrelevant ones", "search", "bias", "multimodal", "significance",
                      "study search", "lack closed-form expressions", "combine machine learning",
                      "conserves energy", "instead focus",
-                     "so-called configurational entropy", "in-between interrogations"):
+                     "so-called configurational entropy", "in-between interrogations",
+                     "british mathematician", "logician alan", "scientists alfred gierer",
+                     "conservation biologists", "scientists"):
         assert fragment not in phrases, fragment
     assert {"training objectives", "ta models", "adaptability", "heat kernels",
             "closed-form expressions", "learned bloom filters", "machine learning",
-            "energy", "configurational entropy", "interrogations"} <= phrases
+            "energy", "configurational entropy", "interrogations", "alfred gierer",
+            "hans meinhardt"} <= phrases
 
 
 def test_citations_variables_and_postmodifying_participles_are_not_concepts() -> None:
@@ -401,7 +406,8 @@ def test_verbs_after_a_modal_a_plural_or_by_make_no_concept() -> None:
                  "require labels", "papers focus", "theory papers focus",
                  "joining human attitude"):
         assert junk not in phrases, junk
-    for kept in ("MA-BBOB generator", "instance space", "data scientists", "connections",
+    for kept in ("MA-BBOB generator", "instance space", "machine learning practitioners",
+                 "connections",
                  "pebble game algorithms", "labels", "support vector machines",
                  "theory papers", "fixed model structure", "human attitude"):
         assert kept in phrases, kept

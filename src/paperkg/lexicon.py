@@ -28,8 +28,8 @@ from typing import Any
 from paperkg.memo import WordMemo
 
 __all__ = ["FIELD_WORDS", "FUNCTION_WORDS", "GENERIC_HEADS", "GENERIC_MODIFIERS",
-           "GENERIC_NOUNS", "GRADING_MODIFIERS", "KIND_NOUNS", "PLURAL_HEADS", "QUANTITY_NOUNS",
-           "UNITS", "WORD_PREFIXES", "edit_distance_one", "field_words_digest",
+           "GENERIC_NOUNS", "GRADING_MODIFIERS", "KIND_NOUNS", "PERSON_ROLES", "PLURAL_HEADS",
+           "QUANTITY_NOUNS", "UNITS", "WORD_PREFIXES", "edit_distance_one", "field_words_digest",
            "generic_modifier_forms", "is_acronym", "is_common_word", "is_field_word",
            "is_known_piece", "is_shouted", "is_verb_ed", "is_verb_ing", "is_verb_only",
            "phrase_breaking_verbs", "pos", "singular", "stem", "verb_forms"]
@@ -145,6 +145,14 @@ policy policies reward rewards signal signals space spaces theory theories resea
 interpretation test tests increase increases decrease decreases measure measures call calls
 """.split())
 
+# What a person is, before a name or alone: "the British mathematician and logician Alan
+# M. Turing", "scientists Alfred Gierer": about people, not a concept of the work.
+PERSON_ROLES = frozenset("""
+mathematician mathematicians logician logicians physicist physicists scientist scientists
+biologist biologists chemist chemists economist economists philosopher philosophers
+researcher researchers professor professors author authors pioneer pioneers inventor
+""".split())
+
 # Nouns that never head a multi-word concept: "research significance", "ongoing
 # progress", "irrelevant ones", "embedding perspective", "model fusion techniques" is
 # "model fusion" (the head adds nothing).
@@ -159,7 +167,8 @@ decade decades
 developments amount amounts interest merit picture
 journal journals proceedings university universities institute academy publishers society
 foundation
-""".split())  # the last two lines: where a work appeared or who funded it ("Royal Society")
+""".split()) | PERSON_ROLES - {"scientist", "researcher"}  # "AI scientist" is a system; the
+# two lines above: where a work appeared or who funded it ("Royal Society")
 
 # Nouns that say what kind of thing the words before them name: "OCR-2.0 model", "OCR
 # systems", "federated learning framework", "molecular dynamics simulations" add nothing to

@@ -18,6 +18,7 @@ from paperkg.lexicon import (
     GENERIC_HEADS,
     GENERIC_MODIFIERS,
     GENERIC_NOUNS,
+    PERSON_ROLES,
     PLURAL_HEADS,
     QUANTITY_NOUNS,
     UNITS,
@@ -134,6 +135,8 @@ def valid_span(words: list[str]) -> bool:
         return valid_single(words[0])
     if words[-1].lower() in GENERIC_HEADS:
         return False  # "research significance", "irrelevant ones"
+    if first in PERSON_ROLES and words[1][:1].isupper():
+        return False  # "logician Alan", "scientists Alfred Gierer": the name stands alone
     # "detecting distribution shifts": a verb-only -ing form does not start a concept
     return not (first.endswith("ing") and is_verb_only(first) and first not in ING_NOUNS)
 
