@@ -633,6 +633,17 @@ def test_a_short_form_defined_in_a_shouted_title_is_named_as_the_text_writes_it(
     assert labels == {"Progressive Knowledge Distillation", "knowledge transfer"}, labels
 
 
+def test_a_shouted_title_keeps_its_acronyms_and_lowers_its_words() -> None:
+    """A title in capitals ("AI AGENTS FOR LLM ALIGNMENT UNDER GPU MEMORY LIMITS"): "AI"
+    stays an acronym though "ai" is an English word, and the title's capitals are no
+    evidence for how the abstract writes a word."""
+    scheme = _scheme({"a": ["AI AGENTS", "LLM ALIGNMENT", "GPU MEMORY"], "b": ["agents"]}, {
+        "a": "AI AGENTS FOR LLM ALIGNMENT UNDER GPU MEMORY LIMITS. We study agents.",
+        "b": "We study agents."})
+    labels = {c.pref_label for c in scheme.concepts.values()}
+    assert {"AI agents", "LLM alignment", "GPU memory"} <= labels, labels
+
+
 def test_lower_case_titles_keep_the_names_the_abstracts_capitalise() -> None:
     """Semantic Scholar titles in lower case ("A visual turing test for lung cancer
     diagnosis", "from church-turing thesis to AlphaGo thesis"): a label gets the capitals

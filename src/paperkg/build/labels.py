@@ -125,6 +125,8 @@ class NameEvidence:
             if _IN_DEFINITION.match(text, j):
                 continue  # "Code Division Multiple Access (CDMA)": capitals by convention
             spelled = text[i:j]
+            if spelled.isupper() and not is_acronym(spelled) and _shouting_at(text, i, j):
+                continue  # a heading's capitals ("LLM ALIGNMENT") say nothing of the word's
             if spelled != spelled.lower():  # "3D" has its capital after the digit
                 if (common or strict) and _in_other_name(text, i, j, beside, True):
                     continue
@@ -167,6 +169,14 @@ def _in_other_name(text: str, i: int, j: int, beside: Collection[str],
     return bool(titled) and not any(w.lower() in beside for w in around)
 
 
+def _shouting_at(text: str, i: int, j: int) -> bool:
+    """Whether the word at text[i:j] stands beside another word in capitals (two letters
+    or more): a heading's run, not "SMILES samples" or "chest X-rays"."""
+    around = [m.group(1) for m in (_WORD_BEFORE.search(text, max(0, i - 40), i),
+                                   _WORD_AFTER.match(text, j)) if m]
+    return any(w.isupper() and sum(c.isalpha() for c in w) >= 2 for w in around)
+
+
 def _shouted(word: str) -> bool:
     """"DIFFUSIVE", "PREDATOR-PREY": a title's capitals, not an acronym's, if the papers
     write the word otherwise (five letters or more: "MATH", "CLIP" keep theirs)."""
@@ -175,10 +185,12 @@ def _shouted(word: str) -> bool:
 
 def _shouted_words(word: str) -> bool:
     """"INSTRUCTION-FOLLOWING", "DATA-FREE": capitals on English words (or prefixes) only,
-    a heading's; "ME-LORA", "WISDOM-7B", "CURVALID" are names whatever their case."""
+    a heading's; "ME-LORA", "WISDOM-7B", "CURVALID" are names whatever their case, and "AI
+    AGENTS" keeps "AI"."""
     parts = [p for p in word.split("-") if p]
     return word.isupper() and bool(parts) and all(
-        p.isalpha() and (is_common_word(p) or p.lower() in WORD_PREFIXES) for p in parts)
+        p.isalpha() and (is_common_word(p) and not is_acronym(p) or p.lower() in WORD_PREFIXES)
+        for p in parts)  # "AI" is English ("ai", a sloth) but an acronym first
 
 
 def _looks_like_name(word: str) -> bool:
@@ -203,7 +215,8 @@ def prose_case(form: str, is_name: bool, names: NameEvidence | None = None,
     chain", "TURING-HOPF BIFURCATION" → "Turing-Hopf bifurcation"). A name in a shouted
     title is a heading's spelling too: "PROGRESSIVE KNOWLEDGE DISTILLATION (PKD)" is spelled
     as the papers write its first word mid-sentence, its other words alike ("Progressive
-    Knowledge Distillation"), acronyms and function words as they are."""
+    Knowledge Distillation"; after an acronym as written: "LLM alignment"), acronyms and
+    function words as they are."""
     words = form.split()
     shouting = is_shouted(words)
     if is_name and not shouting:
@@ -212,7 +225,7 @@ def prose_case(form: str, is_name: bool, names: NameEvidence | None = None,
     cased = [_word_case(w, names, papers, shouting, _neighbours(words, k), len(words) == 1)
              for k, w in enumerate(words)]
     if is_name:
-        title = cased[0][:1].isupper()
+        title = cased[0][:1].isupper() and not is_acronym(cased[0])
         return " ".join(c if c.lower() in FUNCTION_WORDS or not c[:1].islower() else (
             c[:1].upper() + c[1:] if title else c) for c in cased)
     if names is not None:
