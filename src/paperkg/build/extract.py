@@ -331,9 +331,11 @@ def trusted(picks: Ranked, least: float, broad: Callable[[str], bool] | None = N
     "vision-language models"; without the statistics "large language models" would give
     way to the umbrella "language models"); nor one whose words have the stems of a kept
     pick's ("adaptive optimizers" after "adaptive optimization", "low-rank adapters" after
-    "low-rank adaptation"). Two spellings of one term ("Transformer", "Transformers") are
-    one concept: both are kept (each counts towards its label) and fill one of the best
-    three.
+    "low-rank adaptation"); a kept pick that a later one shows to be such a repetition
+    gives way to it ("ecosystem service projects", then "ecosystem service"; "Segment
+    Anything model", then "Segment Anything"). Two spellings of one term ("Transformer",
+    "Transformers") are one concept: both are kept (each counts towards its label) and
+    fill one of the best three.
     """
     is_broad = broad or _one_word
     keys = [term_key(text) for text, _ in picks]
@@ -341,6 +343,7 @@ def trusted(picks: Ranked, least: float, broad: Callable[[str], bool] | None = N
     heads = [k.rsplit(" ", 1) for k in keys]
     named = [words[i] - {h[-1]} if len(h) == 2 and h[-1] in KIND_NOUNS else frozenset()
              for i, h in enumerate(heads)]
+    bare = [_without_kind(text) if named[i] else None for i, (text, _) in enumerate(picks)]
     plain = [w - GENERIC_MODIFIERS for w in words]
     stems = [tuple(stem(w) for w in k.split()) for k in keys]
     wide = [is_broad(text) for text, _ in picks]
@@ -362,10 +365,20 @@ def trusted(picks: Ranked, least: float, broad: Callable[[str], bool] | None = N
                                                   for k in kept):
             continue
         if len({keys[k] for k in kept} | passed) < MIN_KEPT or score >= least:
-            kept = [k for k in kept if not (wide[k] and words[k] < words[i])]
+            kept = [k for k in kept if not (wide[k] and words[k] < words[i])
+                    and bare[k] != keys[i]]
             kept.append(i)
     chosen = set(kept)
     return [i in chosen for i in range(len(picks))]
+
+
+def _without_kind(text: str) -> str | None:
+    """The key of a pick without its kind noun ("ecosystem service" of "ecosystem service
+    projects"), unless what is left ends in a hyphenated modifier ("Audio-Language
+    Models", "long-context models": "Audio-Language" and "long contexts" are no shorter
+    name of theirs)."""
+    rest = text.rsplit(" ", 1)[0]
+    return None if "-" in rest.rsplit(" ", 1)[-1] else term_key(rest)
 
 
 def _one_word(text: str) -> bool:
