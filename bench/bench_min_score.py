@@ -6,7 +6,7 @@
 Each input is extracted once per embedder as a ranking (`paperkg extract`, the whole
 top-n); every threshold is then applied as a KG applies it (a paper keeps its best
 `MIN_KEPT`, then only picks at or above the threshold; the output is best first; the rule
-for broad picks inside longer ones, `extract.trusted`, is left out). Reported:
+for broad picks inside longer ones, `keep.trusted`, is left out). Reported:
 - on the first n held-out ICLR papers (bench/keywords_eval.held_out; id, title and abstract
   only, so the packaged statistics rank them): labels a paper and P/R/F1 @5 and @10 against
   the authors' keywords, which a threshold can only lower; or, with `--sample fit`, n
@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from keywords_eval import Record, held_out, load_corpus, mean_prf  # noqa: E402
 
-from paperkg.build.extract import MIN_KEPT  # noqa: E402
+from paperkg.build.keep import MIN_KEPT  # noqa: E402
 
 SOURCES = Path(__file__).resolve().parents[2] / "shared" / "data" / "sources"
 OTHER_TEXT = ("arxiv_oai.xml", "arxiv_snapshot.jsonl", "openalex_works.json", "s2_papers.json")

@@ -11,7 +11,8 @@ import networkx as nx
 import pytest
 from rdflib import Graph
 
-from paperkg.build.extract import MIN_KEPT, ExtractSettings
+from paperkg.build.extract import ExtractSettings
+from paperkg.build.keep import MIN_KEPT
 from paperkg.build.prior import packaged_prior
 from paperkg.cli import main
 from paperkg.read.kg import open_kg
@@ -40,7 +41,7 @@ def _dpc_id(kg_dir: Path) -> str:
 
 def test_demo_kg_has_38_papers_each_with_ranked_concepts(demo_kg: Path,
                                                           capsys: pytest.CaptureFixture[str]):
-    """Every paper keeps its best three picks (`extract.MIN_KEPT`); beyond them only
+    """Every paper keeps its best three picks (`keep.MIN_KEPT`); beyond them only
     those above the least probability, and no aside, so the count varies (four to five
     on average; 4.4 since "including" lists examples). Picks that name one concept
     ("LLMs", "large language models") make one link."""

@@ -305,7 +305,8 @@ def test_a_kg_keeps_the_best_three_the_probable_and_the_most_specific(cache_dir:
     umbrella term) whose words all lie in another kept pick. The ranking (`paperkg
     extract`) keeps the whole top-n."""
     from paperkg.build.embed import make_embedder
-    from paperkg.build.extract import MIN_KEPT, fitted_min_score
+    from paperkg.build.extract import fitted_min_score
+    from paperkg.build.keep import MIN_KEPT
     from paperkg.build.prior import packaged_prior
     from paperkg.build.terms import term_key
     from paperkg.lexicon import is_acronym
@@ -354,18 +355,28 @@ def test_a_kg_keeps_the_best_three_the_probable_and_the_most_specific(cache_dir:
 
 
 def _repeats(text: str, kept: list[str]) -> bool:
-    """The stems of a kept pick's words, or a kind noun as head after words a kept pick
-    has, and no longer variant of it."""
+    """The stems of a kept pick's words (in any order without a linking word), or a kind
+    noun as head after words a kept pick has, and no longer variant of it (or the kept
+    pick is those words exactly, "ecosystem service" for "ecosystem service projects")."""
     import snowballstemmer
 
     from paperkg.lexicon import KIND_NOUNS
 
     key = term_key(text).split()
     stem = snowballstemmer.stemmer("english").stemWords
-    if any(stem(key) == stem(term_key(k).split()) for k in kept):
+
+    def same(a: list[str], b: list[str]) -> bool:
+        if {"to", "of", "from", "for", "in", "on", "with", "by", "via"} & {*a, *b}:
+            return stem(a) == stem(b)
+        return sorted(stem(a)) == sorted(stem(b))
+
+    if any(same(key, term_key(k).split()) for k in kept):
         return True
     if len(key) < 2 or key[-1] not in KIND_NOUNS:
         return False
+    rest = text.rsplit(" ", 1)[0]
+    if "-" not in rest.rsplit(" ", 1)[-1] and term_key(rest) in {term_key(k) for k in kept}:
+        return True
     return any(set(key) - {key[-1]} <= set(term_key(k).split())
                and not set(key) <= set(term_key(k).split()) for k in kept)
 
@@ -428,7 +439,7 @@ def test_a_term_named_only_as_an_example_or_a_contrast_is_an_aside() -> None:
     assert not {"diffusion models", "large language models", "tables"} & found, found
     # an example among the best three keeps its place from a weak pick; a term of the
     # field named in passing leaves its place to the next
-    from paperkg.build.extract import trusted
+    from paperkg.build.keep import trusted
 
     picks = [("priors", 0.5), ("dropout", 0.4), ("tables", 0.3), ("weak pick", 0.001)]
     assert trusted(picks, 0.01, asides=Asides(examples=frozenset({"dropout"}))) == [
@@ -646,7 +657,7 @@ def test_a_pick_that_only_adds_a_kind_noun_repeats_a_kept_one() -> None:
     shorter variant stays beside the longer one it lies in, and a broad word still gives
     way to the longer pick it lies in ("diffusion" / "diffusion models"). In either
     order."""
-    from paperkg.build.extract import trusted
+    from paperkg.build.keep import trusted
 
     picks = [("OCR-2.0", 0.5), ("OCR systems", 0.4), ("OCR-2.0 model", 0.3),
              ("OCR theory", 0.2), ("multilayer stochastic block model", 0.1),
@@ -684,10 +695,11 @@ def test_a_pick_that_only_adds_a_kind_noun_repeats_a_kept_one() -> None:
 
 def test_a_pick_with_the_stems_of_a_kept_one_repeats_it() -> None:
     """"adaptive optimizers" after "adaptive optimization" and "low-rank adapters" after
-    "low-rank adaptation" are one idea twice (the same stems); "time series data" after
-    "time series" only adds a kind noun. "Adaptive sampling" and "generative models" beside
-    "general models" (Porter2 keeps "general" and "generat" apart) are other words."""
-    from paperkg.build.extract import trusted
+    "low-rank adaptation" are one idea twice (the same stems, in any order); "time series
+    data" after "time series" only adds a kind noun. "Adaptive sampling" and "generative
+    models" beside "general models" (Porter2 keeps "general" and "generat" apart) are other
+    words."""
+    from paperkg.build.keep import trusted
 
     picks = [("adaptive optimization", 0.5), ("adaptive optimizers", 0.4),
              ("Low-Rank Adaptation", 0.3), ("low-rank adapters", 0.2), ("time series", 0.1),
@@ -697,6 +709,12 @@ def test_a_pick_with_the_stems_of_a_kept_one_repeats_it() -> None:
     assert [text for (text, _), k in zip(picks, keeps, strict=True) if k] == [
         "adaptive optimization", "Low-Rank Adaptation", "time series", "adaptive sampling",
         "general models", "generative models"]
+    # in any order (arXiv 1509.06161, ICLR 2025 Rz4UkJziFe), unless a linking word orders
+    # them (YS5zdlSzvv: two mappers, one each way)
+    picks = [("3D face reconstruction", 0.5), ("reconstructed 3D faces", 0.4),
+             ("dataset pruning", 0.3), ("pruned datasets", 0.2),
+             ("haze-to-parameter mapper", 0.1), ("parameter-to-haze mapper", 0.09)]
+    assert trusted(picks, 0.01) == [True, False, True, False, True, True]
     # two spellings of one term are one concept: both kept, one of the best three
     picks = [("decision tree", 0.5), ("decision trees", 0.4), ("random forest", 0.3),
              ("gradient boosting", 0.002), ("bagging", 0.001)]

@@ -173,7 +173,7 @@ foundation
 # Nouns that say what kind of thing the words before them name: "OCR-2.0 model", "OCR
 # systems", "federated learning framework", "molecular dynamics simulations" add nothing to
 # "OCR-2.0", "federated learning" or "molecular dynamics" where the paper has that concept
-# already (`extract.trusted`). As merge keys give them: singular.
+# already (`keep.trusted`). As merge keys give them: singular.
 KIND_NOUNS = frozenset("""
 model system task method approach framework technique algorithm architecture modeling
 paradigm pipeline strategy scheme setting problem dataset benchmark data research study project

@@ -49,7 +49,7 @@ __all__ = ["NO_ASIDES", "Asides", "asides", "in_a_list", "lone_word", "named_as_
 class Asides:
     """A paper's asides: `passing` terms (of the field, or lone common words) and
     `examples`. An example ranked among a paper's best keeps its place there
-    (`extract.trusted`): what took the place of "such as dropout" was a weak pick, right
+    (`keep.trusted`): what took the place of "such as dropout" was a weak pick, right
     about a third of the time."""
 
     passing: frozenset[str] = frozenset()

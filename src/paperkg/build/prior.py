@@ -47,7 +47,7 @@ SPECIFIC_SHARE = 0.08
 _SPECIFIC_LOG_ODDS = math.log(SPECIFIC_SHARE / (1 - SPECIFIC_SHARE))
 # A phrase inside a longer concept of the same paper gives way to it when at least
 # UMBRELLA_PAPERS papers offer it and under UMBRELLA_SHARE of them list it as a keyword: an
-# umbrella term (`KeywordPrior.umbrella`, `extract.trusted`).
+# umbrella term (`KeywordPrior.umbrella`, `keep.trusted`).
 UMBRELLA_SHARE = 0.1
 UMBRELLA_PAPERS = 20
 _UMBRELLA_LOG_ODDS = math.log(UMBRELLA_SHARE / (1 - UMBRELLA_SHARE))
@@ -55,7 +55,7 @@ _UMBRELLA_LOG_ODDS = math.log(UMBRELLA_SHARE / (1 - UMBRELLA_SHARE))
 # listed as a keyword by under FIELD_KEYWORD_SHARE of those ("deep learning", "machine
 # learning", "computer vision", "gradient descent"; not "large language models", 41 %).
 # Named once in an abstract, outside the title, it is the paper's setting, not its topic
-# (`KeywordPrior.field_term`, `extract.trusted`).
+# (`KeywordPrior.field_term`, `keep.trusted`).
 FIELD_PAPERS_SHARE = 0.02
 FIELD_KEYWORD_SHARE = 0.25
 _FIELD_LOG_ODDS = math.log(FIELD_KEYWORD_SHARE / (1 - FIELD_KEYWORD_SHARE))
