@@ -286,7 +286,7 @@ def test_grammar_refuses_clause_fragments_and_generic_words_alone() -> None:
         "will instead focus on the so-called "
         "configurational entropy in-between interrogations. The British mathematician and "
         "logician Alan M. Turing wrote it; scientists Alfred Gierer and Hans Meinhardt used "
-        "it, as conservation biologists do.")
+        "it, as conservation biologists do. We report microarchitectural details.")
     phrases = {c.text.lower() for c in candidates(text)}
     for fragment in ("knowledge despite", "objectives form", "challenge despite advances",
                      "ta models lack adaptability", "research significance", "ongoing progress",
@@ -295,7 +295,7 @@ def test_grammar_refuses_clause_fragments_and_generic_words_alone() -> None:
                      "conserves energy", "instead focus",
                      "so-called configurational entropy", "in-between interrogations",
                      "british mathematician", "logician alan", "scientists alfred gierer",
-                     "conservation biologists", "scientists"):
+                     "conservation biologists", "scientists", "microarchitectural details"):
         assert fragment not in phrases, fragment
     assert {"training objectives", "ta models", "adaptability", "heat kernels",
             "closed-form expressions", "learned bloom filters", "machine learning",

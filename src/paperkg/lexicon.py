@@ -160,7 +160,7 @@ GENERIC_HEADS = frozenset("""
 ones one significance progress advances advance importance potential limitation limitations
 drawback drawbacks advantage advantages benefit benefits trend trends perspective perspectives
 direction directions success attempt attempts efforts effort way ways manner kind kinds sort
-sorts lot lots aspect aspects regard respect view views insight insights gains fashion
+sorts lot lots aspect aspects regard respect view views insight insights gains fashion detail details
 performance performances outcome outcomes capabilities abilities
 version versions introduction introductions notion notions counterpart counterparts
 decade decades
