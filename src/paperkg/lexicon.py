@@ -160,8 +160,8 @@ GENERIC_HEADS = frozenset("""
 ones one significance progress advances advance importance potential limitation limitations
 drawback drawbacks advantage advantages benefit benefits trend trends perspective perspectives
 direction directions success attempt attempts efforts effort way ways manner kind kinds sort
-sorts lot lots aspect aspects regard respect view views insight insights gains fashion detail details
-performance performances outcome outcomes capabilities abilities
+sorts lot lots aspect aspects regard respect view views insight insights gains fashion
+performance performances outcome outcomes capabilities abilities detail details
 version versions introduction introductions notion notions counterpart counterparts
 decade decades
 developments amount amounts interest merit picture
