@@ -286,7 +286,8 @@ def test_grammar_refuses_clause_fragments_and_generic_words_alone() -> None:
         "will instead focus on the so-called "
         "configurational entropy in-between interrogations. The British mathematician and "
         "logician Alan M. Turing wrote it; scientists Alfred Gierer and Hans Meinhardt used "
-        "it, as conservation biologists do. We report microarchitectural details.")
+        "it, as conservation biologists do. We report microarchitectural details. Existing "
+        "methods that transform LLMs exist, and applications that demand resilience.")
     phrases = {c.text.lower() for c in candidates(text)}
     for fragment in ("knowledge despite", "objectives form", "challenge despite advances",
                      "ta models lack adaptability", "research significance", "ongoing progress",
@@ -295,12 +296,13 @@ def test_grammar_refuses_clause_fragments_and_generic_words_alone() -> None:
                      "conserves energy", "instead focus",
                      "so-called configurational entropy", "in-between interrogations",
                      "british mathematician", "logician alan", "scientists alfred gierer",
-                     "conservation biologists", "scientists", "microarchitectural details"):
+                     "conservation biologists", "scientists", "microarchitectural details",
+                     "transform llms", "demand resilience"):
         assert fragment not in phrases, fragment
     assert {"training objectives", "ta models", "adaptability", "heat kernels",
             "closed-form expressions", "learned bloom filters", "machine learning",
             "energy", "configurational entropy", "interrogations", "alfred gierer",
-            "hans meinhardt"} <= phrases
+            "hans meinhardt", "llms", "resilience"} <= phrases
 
 
 def test_citations_variables_and_postmodifying_participles_are_not_concepts() -> None:

@@ -292,6 +292,8 @@ def _splits(toks: list[str], idx: int, run: list[str]) -> bool:
         return True  # "a framework that fuses online variational inference"
     if prev in ("which", "who") and idx > 1 and toks[idx - 2] == "," and _base_verb(low):
         return True  # "heat kernels, which lack closed-form expressions"
+    if prev == "that" and idx > 1 and _plural_noun(toks[idx - 2]) and _base_verb(low):
+        return True  # "existing methods that transform LLMs"; "shows that model" a noun
     if low in _verbs_after_to() and _after_to(toks, idx) or (
             prev == "to" and idx > 1 and toks[idx - 2].lower() in {"how", "what"}
             and "VERB" in word_pos(low)):
@@ -310,6 +312,14 @@ def _splits(toks: list[str], idx: int, run: list[str]) -> bool:
         _after_subject(toks, idx) and "VERB" in word_pos(low)) or (
         prev == "by" and low.endswith("ing") and "VERB" in word_pos(low)) or (
         low in UNITS and prev[:1].isdigit())
+
+
+def _plural_noun(tok: str) -> bool:
+    """A plural that is no verb's -s form ("methods", "LLMs"; not "shows", "models")."""
+    if is_acronym(tok):
+        return tok.endswith("s") and tok[-2:-1].isupper()
+    low = tok.lower()
+    return low.endswith("s") and singular(low) != low and "VERB" not in word_pos(low)
 
 
 def _after_subject(toks: list[str], idx: int) -> bool:
