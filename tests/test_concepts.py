@@ -287,7 +287,8 @@ def test_grammar_refuses_clause_fragments_and_generic_words_alone() -> None:
         "configurational entropy in-between interrogations. The British mathematician and "
         "logician Alan M. Turing wrote it; scientists Alfred Gierer and Hans Meinhardt used "
         "it, as conservation biologists do. We report microarchitectural details. Existing "
-        "methods that transform LLMs exist, and applications that demand resilience.")
+        "methods that transform LLMs exist, and applications that demand resilience. The "
+        "algorithm works.")
     phrases = {c.text.lower() for c in candidates(text)}
     for fragment in ("knowledge despite", "objectives form", "challenge despite advances",
                      "ta models lack adaptability", "research significance", "ongoing progress",
@@ -297,7 +298,7 @@ def test_grammar_refuses_clause_fragments_and_generic_words_alone() -> None:
                      "so-called configurational entropy", "in-between interrogations",
                      "british mathematician", "logician alan", "scientists alfred gierer",
                      "conservation biologists", "scientists", "microarchitectural details",
-                     "transform llms", "demand resilience"):
+                     "transform llms", "demand resilience", "algorithm works"):
         assert fragment not in phrases, fragment
     assert {"training objectives", "ta models", "adaptability", "heat kernels",
             "closed-form expressions", "learned bloom filters", "machine learning",

@@ -155,7 +155,8 @@ researcher researchers professor professors author authors pioneer pioneers inve
 
 # Nouns that never head a multi-word concept: "research significance", "ongoing
 # progress", "irrelevant ones", "embedding perspective", "model fusion techniques" is
-# "model fusion" (the head adds nothing).
+# "model fusion" (the head adds nothing); nor do -s words that are the verb after a
+# singular noun ("the algorithm works", "language plays", "text-video retrieval works").
 GENERIC_HEADS = frozenset("""
 ones one significance progress advances advance importance potential limitation limitations
 drawback drawbacks advantage advantages benefit benefits trend trends perspective perspectives
@@ -163,7 +164,7 @@ direction directions success attempt attempts efforts effort way ways manner kin
 sorts lot lots aspect aspects regard respect view views insight insights gains fashion
 performance performances outcome outcomes capabilities abilities detail details
 version versions introduction introductions notion notions counterpart counterparts
-decade decades
+decade decades works plays remains seems tends fails suffers
 developments amount amounts interest merit picture
 journal journals proceedings university universities institute academy publishers society
 foundation
