@@ -432,6 +432,19 @@ def test_a_verb_after_to_starts_no_concept() -> None:
     for kept in ("species richness", "Megatron-Turing NLG", "model selection",
                  "image classification", "suicide prevention"):
         assert kept in phrases, kept
+    # a homograph the field writes after "to" no more than three times as often as after a
+    # determiner is the verb only where no noun follows to make it a modifier (ICLR 2025
+    # SkDNQbMQba, YKW98Icu1X, XcFJZORJgY, SBZiZFp560); "to better" is "to" too (Yqqa9aNwB0)
+    phrases = {c.text for c in candidates(clean_text(
+        "We aim to answer queries, used to help students, to map discriminative models, to "
+        "increase ID accuracy and to better capture relative change, as compared to support "
+        "vector machines."))}
+    for junk in ("answer queries", "help students", "map discriminative models",
+                 "increase ID accuracy", "capture relative change"):
+        assert junk not in phrases, junk
+    for kept in ("queries", "students", "discriminative models", "ID accuracy",
+                 "relative change", "support vector machines"):
+        assert kept in phrases, kept
     # after "how to" any verb is one (S2 71c076b4's title); "matters" is the verb, "matter"
     # the noun (OpenAlex W1934649023 "Governance Matters", ICLR 2025 oeP6OL7ouB)
     phrases = {c.text for c in candidates(clean_text(
