@@ -20,19 +20,11 @@ import re
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 
-from paperkg.build.grammar import (
-    BE_HAVE,
-    DETERMINERS,
-    ING_NOUNS,
-    breaks,
-    is_roman,
-    is_word,
-    noun_like_end,
-    verb_after_plural,
-)
+from paperkg.build.grammar import BE_HAVE, DETERMINERS, verb_after_plural
 from paperkg.build.prior import KeywordPrior
 from paperkg.build.terms import abbreviations
 from paperkg.build.text import Candidate, tokens
+from paperkg.build.wordclass import ING_NOUNS, breaks, is_roman, is_word, noun_like_end
 from paperkg.lexicon import (
     FUNCTION_WORDS,
     is_acronym,

@@ -1,5 +1,6 @@
-"""The grammar of a concept phrase: which words break a run of content words, which
-can end a noun phrase, and which spans or single words may be concepts.
+"""The grammar of a concept phrase: where a run of content words breaks (a word's class,
+`wordclass`, or a homograph read as the verb in its context), and which spans or single
+words may be concepts.
 
 Without a POS tagger (none ships offline), word lists (`paperkg.lexicon`) and suffix rules
 stand in for one; `text.candidates` cuts the runs found here into candidate phrases.
@@ -13,6 +14,15 @@ from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
+from paperkg.build.wordclass import (
+    ADJ_SUFFIX,
+    HYPHEN_ADJ,
+    ING_NOUNS,
+    adverb,
+    breaks,
+    is_word,
+    noun_like_end,
+)
 from paperkg.lexicon import (
     FUNCTION_WORDS,
     GENERIC_HEADS,
@@ -34,98 +44,13 @@ from paperkg.lexicon import (
 )
 from paperkg.lexicon import pos as word_pos
 
-__all__ = ["ADJ_SUFFIX", "BE_HAVE", "DETERMINERS", "HYPHEN_ADJ", "ING_NOUNS", "VERBS_AFTER_TO",
-           "bare_short_acronym", "breaks", "counts_something", "idiom_object", "is_roman",
-           "is_word", "modifies_next", "noun_like_end", "only_modifies", "possessor", "runs",
-           "valid_single", "valid_span", "verb_after_plural"]
+__all__ = ["BE_HAVE", "DETERMINERS", "VERBS_AFTER_TO", "bare_short_acronym", "counts_something",
+           "idiom_object", "modifies_next", "only_modifies", "possessor", "runs", "valid_single",
+           "valid_span", "verb_after_plural"]
 
 #: Noun/verb homographs that are verbs after "to" ("used to train Megatron-Turing NLG"), counted in
 #: the ICLR 2025 abstracts by `bench/build_verbs.py`.
 VERBS_AFTER_TO = Path(__file__).parent / "data" / "verbs_after_to.json"
-
-_BREAK_WORDS = FUNCTION_WORDS | GENERIC_MODIFIERS  # and `lexicon.phrase_breaking_verbs()`
-
-# Suffix rules stand in for the lexicon on words it does not know (most technical words).
-ADJ_SUFFIX = re.compile(r"(?:ive|ous|ful|able|ible|less|ical|al)$")
-# the second part of a hyphenated modifier ("LLM-based", "training-free")
-HYPHEN_ADJ = re.compile(
-    r"-(?:scale|based|level|wise|aware|free|specific|agnostic|efficient|like|order|time|shot|"
-    r"step|turn|dimensional|grained|world|driven|guided|oriented|friendly|intensive|style|"
-    r"consistent|invariant|equivariant|dependent|independent|sensitive|optimal|only|centric)$"
-)
-ING_NOUNS = frozenset("""
-reasoning prompting pretraining finetuning fine-tuning pre-training self-training unlearning
-red-teaming jailbreaking grounding captioning forecasting
-""".split())
-# IDs and grant numbers, initials, numbered references ("N510129", "V.A.", "Vol.10", "Fig.3")
-_CODE_OR_INITIALS = re.compile(r".*\d{5,}.*|(?:[^\W\d_]\.)+[^\W\d_]?\.?|[^\W\d_]{1,4}\.\d+")
-
-
-def is_word(tok: str) -> bool:
-    """A word, not a punctuation mark (`text.tokens` gives both)."""
-    return tok[0].isalnum()
-
-
-def breaks(tok: str) -> bool:
-    """Whether a word ends a noun phrase wherever it stands: punctuation, a function word,
-    a verb of `lexicon.phrase_breaking_verbs`, a number, an evaluative modifier."""
-    if not is_word(tok) or len(tok) == 1 and tok.islower():
-        return True  # a lower-case letter alone is a variable or unit: "rad s", "size m"
-    low = tok.lower().replace("’", "'")
-    if low in _BREAK_WORDS or low in phrase_breaking_verbs() or low.endswith(("'s", "'")):
-        return True
-    if tok == low and low in generic_modifier_forms():
-        return True  # "stronger result", "simpler baselines"; "Faster R-CNN" is a name
-    if re.fullmatch(r"[0-9][0-9.,\-–/]*(?:%|[kmbt]|x|st|nd|rd|th)?|[0-9.,%]+", low):
-        return True
-    if _CODE_OR_INITIALS.fullmatch(low):
-        return True
-    if _adverb(low):
-        return True
-    # a finite verb ("imposes", "believe") ends a phrase; participles may modify a noun
-    return is_verb_only(low) and not low.endswith(("ed", "ing"))
-
-
-def _adverb(low: str) -> bool:
-    """A word in -ly that is an adverb, not a noun ("family") or an adjective ("early")."""
-    return len(low) > 4 and low.endswith("ly") and low not in {
-        "family", "anomaly", "assembly", "supply", "early", "monopoly"}
-
-
-def noun_like_end(tok: str) -> bool:
-    """Can this word end a noun phrase? The lexicon decides where it knows the word."""
-    if is_roman(tok) or len(tok) == 1:
-        # "Part II", "Governance Matters IV": a numbered part; "group G", "matrix A": a
-        # variable's name; both trimmed off
-        return False
-    if is_acronym(tok):
-        return True
-    low = tok.lower()
-    if low in ING_NOUNS or low.endswith("ing") and len(low) > 5:
-        return True  # a gerund ends a noun phrase ("prompt tuning"); single words: see below
-    if low in {"offline", "online"} or HYPHEN_ADJ.search(low):
-        return False
-    if low.endswith("ed") and not low.endswith("eed"):
-        return False
-    tags = word_pos(low)
-    if tags:
-        return "NOUN" in tags or "PROPN" in tags
-    last = low.rsplit("-", 1)[-1]
-    if last != low and word_pos(last):
-        return "NOUN" in word_pos(last)
-    return not ADJ_SUFFIX.search(low) or low.endswith(("ial", "ual"))
-
-
-# A Roman numeral numbers a part or a paper in a series ("Part II", "Substructures II",
-# "IX"); IV and VI are also abbreviations (instrumental variables, variational inference),
-# which count where the abstract defines them (the long form stands in).
-_ROMAN = re.compile(r"X{0,3}(?:IX|IV|V?I{0,3})")
-
-
-def is_roman(word: str) -> bool:
-    """A Roman numeral of two letters or more ("II", "IX")."""
-    return len(word) > 1 and _ROMAN.fullmatch(word) is not None
-
 
 def valid_span(words: list[str]) -> bool:
     if not noun_like_end(words[-1]):
@@ -359,14 +284,14 @@ def _verb_after_to(toks: list[str], idx: int, low: str) -> bool:
             or ADJ_SUFFIX.search(low_next) is not None and "NOUN" not in word_pos(low_next))
 
 
-_BEFORE_VERB = frozenset({"better", "further"})  # "to better capture", "to further improve"
+_ADVERBS_AFTER_TO = frozenset({"better", "further"})  # "to better capture", "to further improve"
 
 
 def _after_to(toks: list[str], idx: int) -> bool:
     """Right after "to", or after "to" and an adverb ("to accurately estimate", "to better
     capture")."""
     prev = toks[idx - 1].lower() if idx else ""
-    return prev == "to" or (idx > 1 and (_adverb(prev) or prev in _BEFORE_VERB)
+    return prev == "to" or (idx > 1 and (adverb(prev) or prev in _ADVERBS_AFTER_TO)
                             and toks[idx - 2].lower() == "to")
 
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable, Iterator, Mapping, MutableMapping, Sequence
 
-from paperkg.build.grammar import ADJ_SUFFIX, HYPHEN_ADJ
 from paperkg.build.ingest import Paper
 from paperkg.build.text import clean_text
+from paperkg.build.wordclass import ADJ_SUFFIX, HYPHEN_ADJ
 from paperkg.lexicon import (
     FUNCTION_WORDS,
     WORD_PREFIXES,

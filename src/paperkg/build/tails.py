@@ -9,19 +9,17 @@ from typing import TYPE_CHECKING
 
 from paperkg.build.grammar import (
     DETERMINERS,
-    ING_NOUNS,
     bare_short_acronym,
     counts_something,
     idiom_object,
-    is_word,
     modifies_next,
-    noun_like_end,
     possessor,
     runs,
     valid_single,
     valid_span,
 )
 from paperkg.build.terms import term_key
+from paperkg.build.wordclass import ING_NOUNS, is_word, noun_like_end
 from paperkg.lexicon import (
     GENERIC_MODIFIERS,
     GRADING_MODIFIERS,

@@ -15,13 +15,11 @@ from collections.abc import Collection
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from paperkg.build.grammar import (
-    noun_like_end,
-    only_modifies,
-)
+from paperkg.build.grammar import only_modifies
 from paperkg.build.ingest import Paper
 from paperkg.build.tails import known_spans, tails
 from paperkg.build.terms import Abbreviation, abbreviations, term_key
+from paperkg.build.wordclass import noun_like_end
 from paperkg.lexicon import (
     is_acronym,
     is_verb_ing,
