@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 
 from paperkg.build.asides import NO_ASIDES, Asides
 from paperkg.build.terms import term_key
-from paperkg.lexicon import GENERIC_MODIFIERS, KIND_NOUNS, is_acronym, stem
+from paperkg.lexicon import GENERIC_MODIFIERS, KIND_NOUNS, is_acronym, singular, stem
 
 __all__ = ["MIN_KEPT", "one_word", "trusted"]
 
@@ -26,6 +26,9 @@ def trusted(picks: Sequence[tuple[str, float]], least: float,
     only with the `least` probability: a list filled to top-n with what authors would
     hardly ever choose ("general pattern", "appropriate limit") tells a reader less than a
     shorter one; the best few stay, or a paper could not be found by what it shares.
+
+    A kind noun with evaluative words only names nothing and is never kept, even where a
+    title names it ("Comprehensive Benchmark", "Empirical Study", `_empty_kind`).
 
     A `broad` pick (by default one word that is no acronym) whose words all lie in a kept
     pick is left to it, and gives way to one that comes later: "emotion" beside
@@ -78,6 +81,8 @@ def trusted(picks: Sequence[tuple[str, float]], least: float,
             if text in asides.examples:
                 passed.add(keys[i])
             continue
+        if _empty_kind(text):
+            continue
         if wide[i] and any(words[i] < words[k] for k in kept):
             continue
         if any(stems[i] == stems[k] and len(words[i]) == len(words[k]) and keys[i] != keys[k]
@@ -98,6 +103,14 @@ def trusted(picks: Sequence[tuple[str, float]], least: float,
 
 
 _LINKS = frozenset("to of from for in on with by via".split())
+
+
+def _empty_kind(text: str) -> bool:
+    """A kind noun with evaluative words only: a title's "Comprehensive Benchmark",
+    "Empirical Study", "Efficient Model" ("task-specific priors" is more)."""
+    words = text.lower().split()
+    rest = [w for w in words if w not in GENERIC_MODIFIERS]
+    return len(rest) == 1 < len(words) and singular(rest[0]) in KIND_NOUNS
 
 
 def _without_kind(text: str) -> str | None:
