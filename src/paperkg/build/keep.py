@@ -2,7 +2,8 @@
 or a repetition of a kept pick.
 
 The ranking (`extract`) orders every candidate; a KG shows what a reader would tag the
-paper with, so what is kept is decided here, once, for every extractor that ranks.
+paper with, so what is kept is decided here, once (`--extractor keybert` keeps KeyBERT's
+whole list, to show it as KeyBERT gives it).
 """
 
 from __future__ import annotations
