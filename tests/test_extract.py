@@ -354,6 +354,13 @@ def test_a_kg_keeps_the_best_three_the_probable_and_the_most_specific(cache_dir:
     assert "min_score" not in ExtractSettings(ranking=True).info(embedder.name, prior).params
 
 
+def _kept(picks: list[tuple[str, float]]) -> list[str]:
+    """The picks a KG keeps, by `keep.trusted` at the least probability 0.01."""
+    from paperkg.build.keep import trusted
+
+    return [text for (text, _), k in zip(picks, trusted(picks, 0.01), strict=True) if k]
+
+
 def _repeats(text: str, kept: list[str]) -> bool:
     """A kind noun with evaluative words only; the stems of a kept pick's words (in any
     order without a linking word); or a kind noun as head after words a kept pick has, and
@@ -668,8 +675,7 @@ def test_a_pick_that_only_adds_a_kind_noun_repeats_a_kept_one() -> None:
              ("stochastic block model", 0.09), ("model selection", 0.05),
              ("diffusion", 0.04), ("diffusion models", 0.03), ("language model", 0.03),
              ("language modeling", 0.02)]
-    keeps = trusted(picks, 0.01)
-    assert [text for (text, _), k in zip(picks, keeps, strict=True) if k] == [
+    assert _kept(picks) == [
         "OCR-2.0", "OCR theory", "multilayer stochastic block model", "stochastic block model",
         "model selection", "diffusion models", "language model"]
     # the kinds of work about a term (arXiv, OpenAlex): research, projects, tools; a
@@ -679,8 +685,7 @@ def test_a_pick_that_only_adds_a_kind_noun_repeats_a_kept_one() -> None:
              ("case study", 0.1), ("molecular dynamics", 0.09),
              ("molecular dynamics simulations", 0.08), ("text-to-speech", 0.07),
              ("text-to-speech synthesis", 0.06), ("program synthesis", 0.05)]
-    keeps = trusted(picks, 0.01)
-    assert [text for (text, _), k in zip(picks, keeps, strict=True) if k] == [
+    assert _kept(picks) == [
         "web testing", "ecosystem service", "case study", "molecular dynamics",
         "text-to-speech", "program synthesis"]
     # in the other order the repetition, kept first, gives way (OpenAlex W2011193578, ICLR
@@ -691,8 +696,7 @@ def test_a_pick_that_only_adds_a_kind_noun_repeats_a_kept_one() -> None:
              ("Segment Anything model", 0.3), ("Segment Anything", 0.2),
              ("Audio-Language Models", 0.1), ("Audio-Language", 0.09),
              ("long-context models", 0.08), ("long contexts", 0.07)]
-    keeps = trusted(picks, 0.01)
-    assert [text for (text, _), k in zip(picks, keeps, strict=True) if k] == [
+    assert _kept(picks) == [
         "ecosystem service", "Segment Anything", "Audio-Language Models", "Audio-Language",
         "long-context models", "long contexts"]
     # a kind noun with evaluative words only names nothing (titles of ICLR 2025
@@ -714,8 +718,7 @@ def test_a_pick_with_the_stems_of_a_kept_one_repeats_it() -> None:
              ("Low-Rank Adaptation", 0.3), ("low-rank adapters", 0.2), ("time series", 0.1),
              ("time series data", 0.09), ("adaptive sampling", 0.08),
              ("generalized models", 0.07), ("generative models", 0.06)]
-    keeps = trusted(picks, 0.01)
-    assert [text for (text, _), k in zip(picks, keeps, strict=True) if k] == [
+    assert _kept(picks) == [
         "adaptive optimization", "Low-Rank Adaptation", "time series", "adaptive sampling",
         "generalized models", "generative models"]
     # in any order (arXiv 1509.06161, ICLR 2025 Rz4UkJziFe), unless a linking word orders
