@@ -828,6 +828,10 @@ def test_head_noun_and_typo_variants_merge_with_a_recorded_reason() -> None:
     assert reasons["GSM8K dataset"].rule == "variant"
     assert "head noun 'dataset'" in reasons["GSM8K dataset"].detail
     assert "misspelling of 'language'" in reasons["languange model"].detail
+    # the name found by its spacing (ICLR 2025: "GSM-8K benchmark", "GSM8K benchmark")
+    spaced = _scheme({"a": ["GSM8K"], "b": ["GSM-8K benchmark"], "c": ["GSM8K benchmark"],
+                      "d": ["GSM8K"]})
+    assert len({m[0].concept_id for m in spaced.mentions.values()}) == 1, spaced.concepts
 
 
 def test_a_known_word_that_only_modifies_its_phrase_is_no_concept_there() -> None:

@@ -75,7 +75,7 @@ def variant_targets(
         if target != key:
             why = ("spacing" if compact(key) == compact(target) else "case")
             out[key] = (target, f"the same term up to {why}")
-    for key, (target, why) in _head_nouns(used, frozenset(short_forms)).items():
+    for key, (target, why) in _head_nouns(used, frozenset(short_forms), best).items():
         out.setdefault(key, (target, why))
     for key, (target, why) in _typos(used, frozenset(capitalised)).items():
         out.setdefault(key, (target, why))
@@ -96,14 +96,18 @@ def _final(key: str, out: Mapping[str, tuple[str, str]]) -> tuple[str, str]:
 
 
 def _head_nouns(used: Mapping[str, int], short_forms: frozenset[str],
-                ) -> dict[str, tuple[str, str]]:
+                best: Mapping[str, str]) -> dict[str, tuple[str, str]]:
+    """A name followed by its head noun is the name, found as spelled or by its spacing
+    (`best`: the most used key of each name fold): "GSM-8K benchmark" is "GSM8K"."""
     out: dict[str, tuple[str, str]] = {}
     for key in used:
         words = key.split()
+        if len(words) < 2 or words[-1] not in HEAD_NOUNS or not is_acronym(words[0]):
+            continue
         name = " ".join(words[:-1])
-        if len(words) >= 2 and words[-1] in HEAD_NOUNS and is_acronym(words[0]) and (
-                name in used) and name not in short_forms:
-            out[key] = (name, f"a name followed by its head noun {words[-1]!r}")
+        target = name if name in used else best.get(_name_fold(name))
+        if target is not None and name not in short_forms and target not in short_forms:
+            out[key] = (target, f"a name followed by its head noun {words[-1]!r}")
     return out
 
 
