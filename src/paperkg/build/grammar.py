@@ -272,16 +272,13 @@ def _verb_after_to(toks: list[str], idx: int, low: str) -> bool:
     strong, weak = _verbs_after_to()
     if low not in strong and low not in weak or not _after_to(toks, idx):
         return False
-    if low in strong:
-        return True
     nxt = toks[idx + 1] if idx + 1 < len(toks) else ""
-    if not nxt or not is_word(nxt):
-        return False
-    low_next = nxt.lower()
+    if low in strong or not nxt or not is_word(nxt):
+        return low in strong
+    low_next, tags = nxt.lower(), word_pos(nxt.lower())
     plural = low_next.endswith("s") and singular(low_next) != low_next  # no verb after a verb
-    return (plural or is_acronym(nxt) and nxt[:1].isupper() or is_verb_ed(low_next)
-            or "ADJ" in word_pos(low_next) and "NOUN" not in word_pos(low_next)
-            or ADJ_SUFFIX.search(low_next) is not None and "NOUN" not in word_pos(low_next))
+    adjective = "NOUN" not in tags and ("ADJ" in tags or ADJ_SUFFIX.search(low_next) is not None)
+    return plural or adjective or is_acronym(nxt) and nxt[:1].isupper() or is_verb_ed(low_next)
 
 
 _ADVERBS_AFTER_TO = frozenset({"better", "further"})  # "to better capture", "to further improve"

@@ -162,8 +162,7 @@ def _in_other_name(text: str, i: int, j: int, beside: Collection[str],
                    acronyms: bool = False) -> bool:
     """Whether text[i:j] stands among Title Case words (`acronyms`: or acronyms,
     "Subgraph GNNs") none of which is in `beside`; a sentence's first "The" is none."""
-    around = [m.group(1) for m in (_WORD_BEFORE.search(text, max(0, i - 40), i),
-                                   _WORD_AFTER.match(text, j)) if m]
+    around = _words_around(text, i, j)
     titled = [w for w in around if w[:1].isupper() and w.lower() not in FUNCTION_WORDS
               and (acronyms or not is_acronym(w))]
     return bool(titled) and not any(w.lower() in beside for w in around)
@@ -172,9 +171,14 @@ def _in_other_name(text: str, i: int, j: int, beside: Collection[str],
 def _shouting_at(text: str, i: int, j: int) -> bool:
     """Whether the word at text[i:j] stands beside another word in capitals (two letters
     or more): a heading's run, not "SMILES samples" or "chest X-rays"."""
-    around = [m.group(1) for m in (_WORD_BEFORE.search(text, max(0, i - 40), i),
-                                   _WORD_AFTER.match(text, j)) if m]
-    return any(w.isupper() and sum(c.isalpha() for c in w) >= 2 for w in around)
+    return any(w.isupper() and sum(c.isalpha() for c in w) >= 2
+               for w in _words_around(text, i, j))
+
+
+def _words_around(text: str, i: int, j: int) -> list[str]:
+    """The words just before and just after text[i:j] (on the same line)."""
+    return [m.group(1) for m in (_WORD_BEFORE.search(text, max(0, i - 40), i),
+                                 _WORD_AFTER.match(text, j)) if m]
 
 
 def _shouted(word: str) -> bool:
