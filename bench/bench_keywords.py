@@ -1,6 +1,7 @@
 """Concept extraction against author keywords: paperkg's settings vs KeyBERT vs YAKE.
 
     python bench/bench_keywords.py [--n 200] [--embedders onnx,static] [--baselines]
+    python bench/bench_keywords.py --benchmark SET.jsonl --configs "default,no keyword data"
 
 The papers are the first n of the held-out sample (bench/keywords_eval.held_out: 1,000
 papers with author keywords, seed 2025), never used to fit weights or to build the packaged
@@ -28,7 +29,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from keywords_eval import held_out, load_corpus, mean_prf, run_keybert, run_yake  # noqa: E402
+from keywords_eval import (  # noqa: E402
+    held_out,
+    load_benchmark,
+    load_corpus,
+    mean_prf,
+    run_keybert,
+    run_yake,
+)
 
 CONFIGS = {"default": [], "corpus keywords": ["--keywords-from", "TRAIN"],
            "no keyword data": ["--no-packaged-prior"], "keybert": ["--extractor", "keybert"]}
@@ -45,13 +53,19 @@ def main() -> None:
                     help="run paperkg from this source tree (e.g. an older commit's src/), "
                          "for a before/after on the same papers")
     ap.add_argument("--tag", default="", help="suffix for output names (e.g. 'before')")
+    ap.add_argument("--benchmark", type=Path, default=None,
+                    help="score on this public keyphrase set instead of the ICLR sample "
+                         "(JSON Lines: id, title, abstract, keywords; kept outside the "
+                         "repository); its first n records")
     args = ap.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
 
     records = load_corpus()
-    chosen = held_out(records)[:args.n]
+    chosen = (load_benchmark(args.benchmark) if args.benchmark else held_out(records))[:args.n]
     ids = {r.id for r in held_out(records)}
-    sample_file = args.work / f"sample-{args.n}.jsonl"
+    if args.benchmark:
+        args.tag = f"-{args.benchmark.stem}{args.tag}"
+    sample_file = args.work / f"sample-{args.n}{args.tag}.jsonl"
     train_file = args.work / "train-without-held-out.jsonl.gz"
     with sample_file.open("w", encoding="utf-8") as fh:
         for r in chosen:
@@ -94,7 +108,8 @@ def main() -> None:
     table = {name: {**mean_prf(p, chosen, 5), **mean_prf(p, chosen, 10)}
              for name, p in systems.items()}
     cols = ["P@5", "R@5", "F1@5", "P@10", "R@10", "F1@10"]
-    print(f"\n{args.n} held-out papers with author keywords (seed 2025)")
+    print(f"\n{len(chosen)} papers of {args.benchmark}" if args.benchmark else
+          f"\n{args.n} held-out papers with author keywords (seed 2025)")
     print(f"{'system':34s}" + "".join(f"{c:>8s}" for c in cols) + "   seconds")
     for name, row in table.items():
         print(f"{name:34s}" + "".join(f"{row[c]:8.1f}" for c in cols)

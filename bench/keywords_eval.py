@@ -36,6 +36,30 @@ def load_corpus(path: Path = CORPUS) -> list[Record]:
                    r.get("decision")) for r in rows]
 
 
+def load_benchmark(path: Path) -> list[Record]:
+    """A public keyphrase benchmark kept outside the repository, as JSON Lines with id,
+    title, abstract and keywords (a list, or one string split at ';', as the SemEval-2010
+    set ships them). Its keywords may come stemmed: `prf` matches a phrase's stem against
+    a keyword's stem or the keyword as given. A repeated id keeps its first record."""
+    out = []
+    with path.open(encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                r = json.loads(line)
+                kw = r["keywords"]
+                if any(o.id == str(r["id"]) for o in out):
+                    continue
+                out.append(Record(str(r["id"]), r.get("title") or "", r["abstract"],
+                                  tuple(k.strip() for k in (kw.split(";") if isinstance(
+                                      kw, str) else kw) if k.strip()), None))
+            except (ValueError, KeyError, AttributeError) as err:
+                raise SystemExit(f"{path}:{n}: not a benchmark record ({err}): each line "
+                                 "needs id, abstract and keywords") from None
+    return out
+
+
 def sample(records: Sequence[Record], n: int, seed: int = SEED) -> list[Record]:
     """A fixed random sample of papers that have author keywords."""
     pool = sorted((r for r in records if r.keywords), key=lambda r: r.id)
@@ -80,6 +104,10 @@ def stem_phrase(phrase: str) -> str:
     return " ".join(stem(w) for w in re.findall(r"[a-z0-9]+", phrase.lower()))
 
 
+def _as_given(phrase: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+", phrase.lower()))
+
+
 def dedupe_stemmed(phrases: Iterable[str]) -> list[str]:
     out: list[str] = []
     for p in phrases:
@@ -91,9 +119,12 @@ def dedupe_stemmed(phrases: Iterable[str]) -> list[str]:
 
 def prf(predicted: Sequence[str], gold: Sequence[str], k: int) -> tuple[float, float, float]:
     """P, R, F1 at k for one paper: P divides by k, R by the number of gold keywords."""
-    pred = dedupe_stemmed(predicted)[:k]
-    truth = set(dedupe_stemmed(gold))
-    hits = sum(1 for p in pred if p in truth)
+    pred = set(dedupe_stemmed(predicted)[:k])
+    # each keyword's accepted forms: its stem, and as given (a benchmark's keywords come
+    # stemmed already); SemEval-2010 writes alternatives with "+"
+    truth = {stem_phrase(g): {f(a) for a in g.split("+") for f in (stem_phrase, _as_given)}
+             for g in gold if stem_phrase(g)}
+    hits = sum(1 for forms in truth.values() if forms & pred)
     p = hits / k
     r = hits / len(truth) if truth else 0.0
     f = 2 * p * r / (p + r) if p + r else 0.0
