@@ -164,7 +164,7 @@ direction directions success attempt attempts efforts effort way ways manner kin
 sorts lot lots aspect aspects regard respect view views insight insights gains fashion
 performance performances outcome outcomes capabilities abilities detail details
 version versions introduction introductions notion notions counterpart counterparts
-decade decades works plays remains seems tends fails suffers
+decade decades works plays remains seems tends fails suffers deals
 developments amount amounts interest merit picture
 journal journals proceedings university universities institute academy publishers society
 foundation

@@ -23,6 +23,7 @@ from paperkg.lexicon import (
     is_verb_only,
     pos,
 )
+from paperkg.ligatures import restore_ligatures
 
 __all__ = ["repair_text", "strip_boilerplate", "strip_citations", "uncase_backronyms"]
 
@@ -220,21 +221,33 @@ def _modifier(m: re.Match[str]) -> str:
 _ADJ_ENDING = re.compile(r"(?:ive|ous|ful|able|ible|less|ic|al|ian|ar)$")
 
 
+def _one_word(whole: str, m: re.Match[str]) -> bool:
+    """A word the lexicon knows, or one the same text writes whole elsewhere: "resampling"
+    for "resam- pling" where the abstract also says "resampling"."""
+    if is_common_word(whole.lower()):
+        return True
+    return len(whole) >= 6 and re.search(rf"(?<![\w-]){re.escape(whole)}(?![\w-])",
+                                         m.string, re.IGNORECASE) is not None
+
+
 def _line_join(m: re.Match[str]) -> str:
     whole = m[1] + m[2]
-    return whole if is_common_word(whole.lower()) else f"{m[1]}-{m[2]}"
+    return whole if _one_word(whole, m) else f"{m[1]}-{m[2]}"
 
 
 def _word_join(m: re.Match[str]) -> str:
     whole = m[1] + m[2]
-    return whole if not is_common_word(m[2]) and is_common_word(whole.lower()) else m[0]
+    return whole if not is_common_word(m[2]) and _one_word(whole, m) else m[0]
 
 
 def _space_join(m: re.Match[str]) -> str:
-    if m[1].lower() in FUNCTION_WORDS or m[2].lower() in FUNCTION_WORDS:
-        return m[0]
     whole = m[1] + m[2]
-    if is_common_word(whole.lower()):
+    if m[1].lower() in FUNCTION_WORDS or m[2].lower() in FUNCTION_WORDS:
+        # a dash of prose, unless the part after it is no word and the whole is one:
+        # "per- formance", "in- frastructure"
+        broken = not is_common_word(m[2].lower()) and _one_word(whole, m)
+        return whole if broken and m[2].islower() else m[0]
+    if _one_word(whole, m):
         return whole
     return f"{m[1]}-{m[2]}" if len(m[1]) >= 3 else m[0]
 
@@ -272,8 +285,9 @@ def repair_text(text: str) -> str:
     five letters or more before an acronym) and the whole word starts in lower case, so
     names ("GFlowNet", "AlphaFold", "PyTorch", "iPhone", "xLSTM", "lncRNA") stay whole; a
     drop capital is joined only when the rest is not a word and the whole is ("A new"
-    stays). A backronym's words are spelled as words first (`uncase_backronyms`)."""
-    text = uncase_backronyms(text)
+    stays). A backronym's words are spelled as words first (`uncase_backronyms`), and words
+    that lost a ligature whole (`ligatures.restore_ligatures`)."""
+    text = restore_ligatures(uncase_backronyms(text))
     cap = _DROP_CAP.match(text)
     if cap and not is_common_word(cap[2]) and is_common_word(cap[1].lower() + cap[2]):
         text = cap[1] + cap[2] + text[cap.end():]

@@ -46,7 +46,7 @@ from paperkg.lexicon import pos as word_pos
 
 __all__ = ["BE_HAVE", "DETERMINERS", "VERBS_AFTER_TO", "bare_short_acronym", "counts_something",
            "idiom_object", "modifies_next", "only_modifies", "possessor", "runs", "valid_single",
-           "valid_span", "verb_after_plural"]
+           "valid_span", "verb_after_plural", "verbs_taking_objects"]
 
 #: Noun/verb homographs that are verbs after "to" ("used to train Megatron-Turing NLG"), counted in
 #: the ICLR 2025 abstracts by `bench/build_verbs.py`.
@@ -79,6 +79,8 @@ def valid_single(word: str) -> bool:
         return True
     if low in GENERIC_NOUNS or low in GENERIC_HEADS or is_verb_only(low) and low not in ING_NOUNS:
         return False
+    if low in _GERUND_HEADS:
+        return False  # "making", "sharing": the head of "decision making", no concept alone
     tags = word_pos(low)
     if "ADJ" in tags and (ADJ_SUFFIX.search(low) or low.endswith("ic")):
         return False  # "beneficial", "quadratic": adjectives the lexicon also lists as nouns
@@ -260,8 +262,19 @@ def _verbs_after_to() -> tuple[frozenset[str], frozenset[str]]:
     """(the homographs the field writes as verbs after "to" three times as often as after
     a determiner, those it writes so only as often or more): `bench/build_verbs.py`."""
     counts = json.loads(VERBS_AFTER_TO.read_text(encoding="utf-8"))["verbs"]
-    strong = frozenset(w for w, (to, det) in counts.items() if to >= 3 * det)
-    return strong, frozenset(counts) - strong
+    strong = frozenset(w for w, (to, det, _) in counts.items() if to >= 3 * det)
+    return strong, frozenset(w for w, (to, det, _) in counts.items() if to >= det) - strong
+
+
+@cache
+def verbs_taking_objects() -> frozenset[str]:
+    """The homographs that, after "to", go on with an object often enough (a quarter of
+    their uses there: "to model the dynamics", "to use their tools") that a phrase they open
+    right after "to" is a verb and its object unless the field knows it as a term
+    (`text.Candidate.verb_led`): "to use clickthrough logs", "to study user behavior"; but
+    "applied to model compression". `bench/build_verbs.py`."""
+    counts = json.loads(VERBS_AFTER_TO.read_text(encoding="utf-8"))["verbs"]
+    return frozenset(w for w, (to, _, objects) in counts.items() if 4 * objects >= to)
 
 
 def _verb_after_to(toks: list[str], idx: int, low: str) -> bool:
@@ -318,11 +331,34 @@ def _noun_here(toks: list[str], idx: int, run: list[str]) -> bool:
         return not is_word(nxt) or n in _AFTER_HEAD or n in BE_HAVE or (
             n in phrase_breaking_verbs() and n not in PLURAL_HEADS) or is_verb_only(n)
     prev = toks[idx - 1] if idx else "."
+    if low in _GERUND_HEADS:
+        return _gerund_compound(run, nxt)
     if low == "least":  # "least squares", a function word elsewhere ("at least")
         return nxt.lower() in ("squares", "square") and prev.lower() != "at"
     return (tok[:1].isupper() and tok[1:].islower() and low in phrase_breaking_verbs()
             and not low.endswith(("ing", "ed")) and prev not in _SENTENCE_ENDS
             and is_word(nxt) and nxt.islower() and not breaks(nxt))
+
+
+# Gerunds of `lexicon._PHRASE_VERBS` that head a compound noun after the noun they act on:
+# "parameter sharing", "decision making", "exception handling", "theorem proving".
+_GERUND_HEADS = frozenset("sharing making handling building solving proving finding "
+                          "seeking".split())
+_ACTORS = frozenset("agent model method algorithm system framework network approach solver "
+                    "scientist researcher user robot policy learner human team".split())
+
+
+def _gerund_compound(run: list[str], nxt: str) -> bool:
+    """After a singular noun and before no object of a verb: "file sharing system",
+    "parameter sharing across layers"; "a model sharing the weights", "an agent making
+    decisions" keep their verb."""
+    if not run or run[-1].lower() in _ACTORS or run[-1].lower() in PERSON_ROLES:
+        return False  # "AI-based Scientist solving PDEs", "an algorithm finding cliques"
+    last, n = run[-1].lower(), nxt.lower()
+    noun = noun_like_end(run[-1]) and not last.endswith("ing") and (
+        is_acronym(run[-1]) and not run[-1].endswith("s") or singular(last) == last)
+    return noun and n not in _OBJECT_START and n not in _VERB_CONTEXT and not (
+        _plural_noun(nxt) or n.endswith("s") and singular(n) != n)
 
 
 _GAINED = frozenset("momentum traction popularity prominence attention interest".split())

@@ -45,6 +45,9 @@ MIN_KEYWORD_PAPERS = 2
 # them for 0.2-0.4 more F1@10 against author keywords (the reader wins, issue #14).
 SPECIFIC_SHARE = 0.08
 _SPECIFIC_LOG_ODDS = math.log(SPECIFIC_SHARE / (1 - SPECIFIC_SHARE))
+# A name with a capital inside ("PageRank", "RankNet", "OmniRPC"): a method or system,
+# however seldom the statistics saw it.
+_CAMEL_NAME = re.compile(r"[A-Z]?[a-z]+(?:[A-Z][A-Za-z]*)+")
 # A phrase inside a longer concept of the same paper gives way to it when at least
 # UMBRELLA_PAPERS papers offer it and under UMBRELLA_SHARE of them list it as a keyword: an
 # umbrella term (`KeywordPrior.umbrella`, `keep.trusted`).
@@ -96,8 +99,9 @@ class KeywordPrior:
         rate): "convergence", "vectors", "prompt", "unknown" — but not "interpretability",
         "hallucination", "fairness". A word these papers never offered, written in lower
         case, that English does not know either is a term of another field ("graphene",
-        "cohomology", "morphogenesis" in the packaged ICLR statistics), not a generic one."""
-        if " " in phrase or is_acronym(phrase):
+        "cohomology", "morphogenesis" in the packaged ICLR statistics), not a generic one;
+        nor is a name with a capital inside ("PageRank", "AutoGluon", "DeepSpeed")."""
+        if " " in phrase or is_acronym(phrase) or _CAMEL_NAME.fullmatch(phrase):
             return False
         key = term_key(phrase)
         if self.candidate[key] == 0 and _foreign_term(phrase, key):

@@ -5,7 +5,7 @@ spans. `text.candidates` turns them into a paper's candidates."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from paperkg.build.grammar import (
     DETERMINERS,
@@ -33,7 +33,7 @@ from paperkg.lexicon import (
 if TYPE_CHECKING:
     from paperkg.build.text import KnownTerms
 
-__all__ = ["known_spans", "tails"]
+__all__ = ["Tails", "known_spans", "tails"]
 
 
 def known_spans(toks: list[str], known: KnownTerms, max_words: int) -> Iterator[
@@ -167,18 +167,27 @@ def _across_definition(toks: list[str], end: int, following: tuple[int, list[str
 _SENTENCE_ENDS = frozenset({".", "?", "!"})
 
 
+class Tails(NamedTuple):
+    """What `tails` finds in a token list."""
+
+    seen: dict[str, tuple[int, int, str]]  # first position, count, spelling, per key
+    alone: set[str]  # some run's longest tail (the others only end a longer candidate)
+    inside: set[str]  # somewhere not opening their run (`_valid_tails`)
+    inner: set[int]  # positions of words that modify a later word of their run
+    after_to: set[str]  # right after "to" wherever they occur ("to use clickthrough logs")
+
+
 def tails(toks: list[str], max_words: int, known: KnownTerms | None,
-          defined: Mapping[str, str] | None = None,
-          ) -> tuple[dict[str, tuple[int, int, str]], set[str], set[str], set[int]]:
-    """(first position, count, spelling) per key, the keys that are some run's longest
-    tail (the others only ever end a longer candidate), the keys that do not open their
-    run somewhere (`_valid_tails`), and the positions of words that modify a later word
-    of their run. The spelling is the first one not capitalised by a sentence's start
-    where there is one: "Graphene is …; we grow graphene" is "graphene"."""
+          defined: Mapping[str, str] | None = None) -> Tails:
+    """The candidate tails of `toks` and where they stand (`Tails`). The spelling is the
+    first one not capitalised by a sentence's start where there is one: "Graphene is …;
+    we grow graphene" is "graphene"."""
     seen: dict[str, tuple[int, int, str]] = {}
     alone: set[str] = set()
     inside: set[str] = set()
     inner: set[int] = set()
+    after_to: set[str] = set()
+    elsewhere: set[str] = set()
     opening: set[str] = set()  # keys spelled as a sentence's first words so far
     for at, words, longest, leads in _valid_tails(toks, max_words, known, inner, defined):
         phrase = " ".join(words)
@@ -195,4 +204,5 @@ def tails(toks: list[str], max_words: int, known: KnownTerms | None,
             alone.add(key)
         if not leads:
             inside.add(key)
-    return seen, alone, inside, inner
+        (after_to if at and toks[at - 1].lower() == "to" else elsewhere).add(key)
+    return Tails(seen, alone, inside, inner, after_to - elsewhere)

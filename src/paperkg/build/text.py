@@ -15,7 +15,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from paperkg.build.grammar import only_modifies
+from paperkg.build.grammar import only_modifies, verbs_taking_objects
 from paperkg.build.ingest import Paper
 from paperkg.build.tails import known_spans, tails
 from paperkg.build.terms import Abbreviation, abbreviations, term_key
@@ -148,7 +148,9 @@ class Candidate:
     `verb_led` marks a phrase opened by a verb's -ing form wherever it occurs, never
     after a determiner nor inside a longer run: a gerund and its object ("Learning
     compact models is hard", "methods for testing GUIs") or a term ("Downsampling layers
-    are"); `KnownTerms.gerund_clause` tells the two apart.
+    are"); and one opened right after "to", wherever it occurs, by a homograph that takes
+    an object there ("to use clickthrough logs"; "applied to model compression" is a
+    term); `KnownTerms.gerund_clause` tells the two apart.
     """
 
     text: str
@@ -202,8 +204,8 @@ def candidates(
     """
     toks = tokens(text)
     defs = abbreviations(text)
-    seen, alone, inside, inner = tails(toks, max_words, known,
-                                        {a.short: a.long.lower() for a in defs})
+    seen, alone, inside, inner, after_to = tails(toks, max_words, known,
+                                                  {a.short: a.long.lower() for a in defs})
     from_tails = set(seen)
     if known is not None:
         standalone: set[str] = set()
@@ -216,11 +218,19 @@ def candidates(
         seen = {k: v for k, v in seen.items() if k in from_tails or k in standalone}
     out = [Candidate(form, pos, count, known_only=key not in from_tails,
                      inside_only=key in from_tails and key not in alone,
-                     verb_led=key in from_tails and key not in inside and " " in key
-                     and is_verb_ing(key.split(" ", 1)[0]))
+                     verb_led=key in from_tails and " " in key and _verb_led(
+                         key, key not in inside, key in after_to))
            for key, (pos, count, form) in seen.items()
            if " " in key or not only_modifies(toks, form)]
     return _fold_initials(_fold_abbreviations(out, defs, text))
+
+
+def _verb_led(key: str, leads: bool, after_to: bool) -> bool:
+    """Opened by a verb wherever it occurs: an -ing form opening its run ("Learning compact
+    models is"), or, right after "to", a homograph that takes an object there ("to use
+    clickthrough logs", `grammar.verbs_taking_objects`)."""
+    first = key.split(" ", 1)[0]
+    return leads and is_verb_ing(first) or after_to and first in verbs_taking_objects()
 
 
 def _fold_abbreviations(

@@ -37,8 +37,9 @@ ING_NOUNS = frozenset("""
 reasoning prompting pretraining finetuning fine-tuning pre-training self-training unlearning
 red-teaming jailbreaking grounding captioning forecasting
 """.split())
-# IDs and grant numbers, initials, numbered references ("N510129", "V.A.", "Vol.10", "Fig.3")
-_CODE_OR_INITIALS = re.compile(r".*\d{5,}.*|(?:[^\W\d_]\.)+[^\W\d_]?\.?|[^\W\d_]{1,4}\.\d+")
+# IDs and grant numbers, initials, numbered references and classification codes ("N510129",
+# "V.A.", "Vol.10", "Fig.3", ACM's "H.3.3")
+_CODE_OR_INITIALS = re.compile(r".*\d{5,}.*|(?:[^\W\d_]\.)+[^\W\d_]?\.?|[^\W\d_]{1,4}(?:\.\d+)+")
 
 
 def is_word(tok: str) -> bool:
