@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from keywords_eval import fitting_records, write_word_counts  # noqa: E402
 
-from paperkg.build.grammar import VERBS_AFTER_TO  # noqa: E402
+from paperkg.build.afterto import VERBS_AFTER_TO  # noqa: E402
 from paperkg.build.text import clean_text, tokens  # noqa: E402
 from paperkg.lexicon import pos  # noqa: E402
 

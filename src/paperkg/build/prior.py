@@ -250,9 +250,9 @@ def _keys(keywords: Sequence[str]) -> frozenset[str]:
 
 def code_fingerprint() -> str:
     """A hash of the code that cuts and keys phrases, and of the word counts it reads
-    (`grammar.VERBS_AFTER_TO`, `SHORT_FORMS`): cached priors and extractions made by other
+    (`afterto.VERBS_AFTER_TO`, `SHORT_FORMS`): cached priors and extractions made by other
     code must not be reused."""
-    from paperkg.build.grammar import VERBS_AFTER_TO
+    from paperkg.build.afterto import VERBS_AFTER_TO
 
     return hashlib.sha256(source_fingerprint("paperkg.build.extract", "paperkg.build.prior")
                           .encode() + VERBS_AFTER_TO.read_bytes() + SHORT_FORMS.read_bytes()

@@ -15,7 +15,8 @@ from collections.abc import Collection
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from paperkg.build.grammar import only_modifies, verbs_taking_objects
+from paperkg.build.afterto import verbs_taking_objects
+from paperkg.build.grammar import only_modifies
 from paperkg.build.ingest import Paper
 from paperkg.build.tails import known_spans, tails
 from paperkg.build.terms import Abbreviation, abbreviations, term_key
@@ -228,7 +229,7 @@ def candidates(
 def _verb_led(key: str, leads: bool, after_to: bool) -> bool:
     """Opened by a verb wherever it occurs: an -ing form opening its run ("Learning compact
     models is"), or, right after "to", a homograph that takes an object there ("to use
-    clickthrough logs", `grammar.verbs_taking_objects`)."""
+    clickthrough logs", `afterto.verbs_taking_objects`)."""
     first = key.split(" ", 1)[0]
     return leads and is_verb_ing(first) or after_to and first in verbs_taking_objects()
 
