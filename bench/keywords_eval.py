@@ -41,7 +41,7 @@ def load_benchmark(path: Path) -> list[Record]:
     title, abstract and keywords (a list, or one string split at ';', as the SemEval-2010
     set ships them). Its keywords may come stemmed: `prf` matches a phrase's stem against
     a keyword's stem or the keyword as given. A repeated id keeps its first record."""
-    out = []
+    out: dict[str, Record] = {}
     with path.open(encoding="utf-8") as fh:
         for n, line in enumerate(fh, 1):
             if not line.strip():
@@ -49,15 +49,15 @@ def load_benchmark(path: Path) -> list[Record]:
             try:
                 r = json.loads(line)
                 kw = r["keywords"]
-                if any(o.id == str(r["id"]) for o in out):
+                if str(r["id"]) in out:
                     continue
-                out.append(Record(str(r["id"]), r.get("title") or "", r["abstract"],
-                                  tuple(k.strip() for k in (kw.split(";") if isinstance(
-                                      kw, str) else kw) if k.strip()), None))
+                out[str(r["id"])] = Record(str(r["id"]), r.get("title") or "", r["abstract"],
+                                           tuple(k.strip() for k in (kw.split(";") if isinstance(
+                                               kw, str) else kw) if k.strip()), None)
             except (ValueError, KeyError, AttributeError) as err:
                 raise SystemExit(f"{path}:{n}: not a benchmark record ({err}): each line "
                                  "needs id, abstract and keywords") from None
-    return out
+    return list(out.values())
 
 
 def sample(records: Sequence[Record], n: int, seed: int = SEED) -> list[Record]:
