@@ -235,9 +235,13 @@ def _line_join(m: re.Match[str]) -> str:
     return whole if _one_word(whole, m) else f"{m[1]}-{m[2]}"
 
 
+def _broken_word(m: re.Match[str]) -> bool:
+    """The part after the hyphen is no word and the whole is one ("mod-els", "per- formance")."""
+    return not is_common_word(m[2].lower()) and _one_word(m[1] + m[2], m)
+
+
 def _word_join(m: re.Match[str]) -> str:
-    whole = m[1] + m[2]
-    return whole if not is_common_word(m[2]) and _one_word(whole, m) else m[0]
+    return m[1] + m[2] if _broken_word(m) else m[0]
 
 
 def _space_join(m: re.Match[str]) -> str:
@@ -245,8 +249,7 @@ def _space_join(m: re.Match[str]) -> str:
     if m[1].lower() in FUNCTION_WORDS or m[2].lower() in FUNCTION_WORDS:
         # a dash of prose, unless the part after it is no word and the whole is one:
         # "per- formance", "in- frastructure"
-        broken = not is_common_word(m[2].lower()) and _one_word(whole, m)
-        return whole if broken and m[2].islower() else m[0]
+        return whole if m[2].islower() and _broken_word(m) else m[0]
     if _one_word(whole, m):
         return whole
     return f"{m[1]}-{m[2]}" if len(m[1]) >= 3 else m[0]

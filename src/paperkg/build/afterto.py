@@ -19,10 +19,17 @@ VERBS_AFTER_TO = Path(__file__).parent / "data" / "verbs_after_to.json"
 
 
 @cache
+def _counts() -> dict[str, list[int]]:
+    """Per word: [after "to", after a determiner or "of", after "to" and before an object]."""
+    counts: dict[str, list[int]] = json.loads(VERBS_AFTER_TO.read_text(encoding="utf-8"))["verbs"]
+    return counts
+
+
+@cache
 def _verbs_after_to() -> tuple[frozenset[str], frozenset[str]]:
     """(the homographs the field writes as verbs after "to" three times as often as after
     a determiner, those it writes so only as often or more): `bench/build_verbs.py`."""
-    counts = json.loads(VERBS_AFTER_TO.read_text(encoding="utf-8"))["verbs"]
+    counts = _counts()
     strong = frozenset(w for w, (to, det, _) in counts.items() if to >= 3 * det)
     return strong, frozenset(w for w, (to, det, _) in counts.items() if to >= det) - strong
 
@@ -34,8 +41,7 @@ def verbs_taking_objects() -> frozenset[str]:
     right after "to" is a verb and its object unless the field knows it as a term
     (`text.Candidate.verb_led`): "to use clickthrough logs", "to study user behavior"; but
     "applied to model compression". `bench/build_verbs.py`."""
-    counts = json.loads(VERBS_AFTER_TO.read_text(encoding="utf-8"))["verbs"]
-    return frozenset(w for w, (to, _, objects) in counts.items() if 4 * objects >= to)
+    return frozenset(w for w, (to, _, objects) in _counts().items() if 4 * objects >= to)
 
 
 def verb_after_to(toks: list[str], idx: int, low: str) -> bool:

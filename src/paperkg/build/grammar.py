@@ -304,7 +304,7 @@ def _gerund_compound(run: list[str], nxt: str) -> bool:
     noun = noun_like_end(run[-1]) and not last.endswith("ing") and (
         is_acronym(run[-1]) and not run[-1].endswith("s") or singular(last) == last)
     return noun and n not in _OBJECT_START and n not in _VERB_CONTEXT and not (
-        _plural_noun(nxt) or n.endswith("s") and singular(n) != n)
+        n.endswith("s") and singular(n) != n)
 
 
 _GAINED = frozenset("momentum traction popularity prominence attention interest".split())
