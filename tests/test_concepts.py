@@ -673,6 +673,20 @@ def test_a_shouted_title_keeps_its_acronyms_and_lowers_its_words() -> None:
     assert {"AI agents", "LLM alignment", "GPU memory"} <= labels, labels
 
 
+def test_a_shouted_abstract_lowers_its_english_words() -> None:
+    """A record in capitals throughout ("DEEP REINFORCEMENT LEARNING … LANE CHANGING"): no
+    sentence gives another spelling, so a four-letter English word among shouted words is
+    a heading's ("deep", "lane"), not an acronym; "AI" and a word English does not know
+    ("CARLA") keep their capitals."""
+    text = ("DEEP REINFORCEMENT LEARNING FOR AI DRIVING. WE TRAIN A DEEP REINFORCEMENT "
+            "LEARNING AGENT IN THE CARLA SIMULATOR THAT LEARNS LANE CHANGING.")
+    scheme = _scheme({"a": ["DEEP REINFORCEMENT LEARNING", "LANE CHANGING", "CARLA SIMULATOR",
+                            "AI DRIVING"]}, {"a": text})
+    labels = {c.pref_label for c in scheme.concepts.values()}
+    assert labels == {"deep reinforcement learning", "lane changing", "CARLA simulator",
+                      "AI driving"}, labels
+
+
 def test_lower_case_titles_keep_the_names_the_abstracts_capitalise() -> None:
     """Semantic Scholar titles in lower case ("A visual turing test for lung cancer
     diagnosis", "from church-turing thesis to AlphaGo thesis"): a label gets the capitals

@@ -301,8 +301,8 @@ def test_a_kg_keeps_the_best_three_the_probable_and_the_most_specific(cache_dir:
     """On arXiv text (the snapshot sample: physics and mathematics, far from the packaged
     ICLR statistics) the tail of a top 10 is what authors hardly ever choose; a KG keeps a
     paper's best three and beyond them only picks with the least probability, chosen for
-    the embedder and keyword statistics unless given; and no broad pick (one word, an
-    umbrella term) whose words all lie in another kept pick. The ranking (`paperkg
+    the embedder and keyword statistics unless given; and no broad pick (one English word,
+    an umbrella term) whose words all lie in another kept pick. The ranking (`paperkg
     extract`) keeps the whole top-n."""
     from paperkg.build.embed import make_embedder
     from paperkg.build.extract import fitted_min_score
@@ -322,8 +322,9 @@ def test_a_kg_keeps_the_best_three_the_probable_and_the_most_specific(cache_dir:
     # calibrated per embedder (with the packaged statistics both are 0.01 today)
     assert settings.least(None, embedder.name) != settings.least(None, "all-MiniLM-L6-v2")
     assert ExtractSettings(min_score=0.2).least(prior, embedder.name) == 0.2
-    def broad(text: str) -> bool:  # one word that is no acronym, or an umbrella term
-        return (" " not in term_key(text) and not is_acronym(text)) or prior.umbrella(text)
+    def broad(text: str) -> bool:  # one English word, no acronym, or an umbrella term
+        return (" " not in term_key(text) and not is_acronym(text)
+                and not prior.foreign(text)) or prior.umbrella(text)
 
     improbable = inside = 0
     for paper in papers:
@@ -860,6 +861,31 @@ def test_a_broad_pick_gives_way_to_the_longer_one_it_lies_in() -> None:
         True] * 7
 
 
+def test_a_term_of_another_field_stays_beside_the_longer_pick_it_lies_in() -> None:
+    """A single word the ICLR statistics never saw and English does not know is a term of
+    another field, specific as a drug's or a material's name is: "semaglutide" stays
+    beside "subcutaneous semaglutide" (the link to every paper on the drug), while an
+    English word ("emotion") still gives way to the longer pick it lies in."""
+    from paperkg.build.prior import packaged_prior
+
+    prior = packaged_prior()
+    assert prior.foreign("semaglutide") and not prior.foreign("emotion")
+    picks = [("subcutaneous semaglutide", 0.3), ("semaglutide", 0.2),
+             ("emotion-oriented summarization", 0.1), ("emotion", 0.05)]
+    keeps = ExtractSettings().kg_rule(prior, "all-MiniLM-L6-v2")(picks, NO_ASIDES)
+    assert keeps == [True, True, True, False]
+
+
+def test_plus_and_minus_join_two_terms_into_no_candidate() -> None:
+    """"semaglutide plus lifestyle intervention" (a trial's two arms) is two terms, as
+    "A and B" is."""
+    texts = {c.text for c in candidates(clean_text(
+        "Adults were assigned to semaglutide plus lifestyle intervention, or placebo minus "
+        "counselling."))}
+    assert {"semaglutide", "lifestyle intervention"} <= texts, texts
+    assert not any(" plus " in t or " minus " in t for t in texts), texts
+
+
 def test_a_tail_only_ever_used_inside_a_longer_phrase_is_no_concept(cache_dir: Path) -> None:
     """arXiv 1104.4530 says "absolute value preconditioning", never "value preconditioning"
     alone: that tail only repeats the longer phrase. "the absolute value of the matrix"
@@ -882,6 +908,36 @@ def test_a_tail_only_ever_used_inside_a_longer_phrase_is_no_concept(cache_dir: P
         prior=packaged_prior())["p1"]}
     assert "absolute value preconditioning" in picks and "value preconditioning" not in picks
     assert "neural networks" in picks
+
+
+def test_a_paper_not_in_english_gets_no_concepts(cache_dir: Path) -> None:
+    """A German abstract gave "Netze für die Bildsegmentierung" and "der Medizin" as
+    concepts: the extractor reads English only, so such a paper gets none and is named
+    with its language; every record of the real source samples is English."""
+    from paperkg.build.embed import make_embedder
+    from paperkg.build.language import language_of
+
+    german = ("Wir stellen ein neues Verfahren zur semantischen Segmentierung medizinischer "
+              "Bilder vor. Unser Modell kombiniert faltende neuronale Netze mit "
+              "Aufmerksamkeitsmechanismen und erreicht bessere Ergebnisse als bisherige Methoden.")
+    spanish = ("Proponemos un sistema basado en redes neuronales convolucionales para detectar "
+               "enfermedades en hojas de plantas con imágenes tomadas en campo.")
+    chinese = ("本文提出了一种基于图神经网络的分子性质预测方法。"
+               "该方法利用消息传递机制学习分子表示，并取得了最好的结果。")
+    assert [language_of(t) for t in (german, spanish, chinese)] == ["de", "es", "zh"]
+    for source in sorted(SOURCES.glob("*")):
+        if source.suffix != ".md":
+            papers = read_papers([source]).papers
+            assert {language_of(document_text(p)) for p in papers} == {"en"}, source
+    papers = [Paper(id="de", abstract=german, label="de", source="test"),
+              Paper(id="en", abstract="We segment medical images with convolutional neural "
+                    "networks and attention mechanisms, beating earlier methods.", label="en",
+                    source="test")]
+    foreign: dict[str, str] = {}
+    ranked = extract_concepts(papers, make_embedder("static", cache_dir), ExtractSettings(),
+                              foreign=foreign)
+    assert ranked["de"] == [] and foreign == {"de": "de"}
+    assert "convolutional neural networks" in {t for t, _ in ranked["en"]}, ranked["en"]
 
 
 def test_cold_model_load_prints_no_harmless_load_report() -> None:

@@ -278,6 +278,7 @@ def cmd_extract(args: argparse.Namespace, settings: Settings) -> int:
     from paperkg.build.extract import ExtractSettings, extract_concepts
     from paperkg.build.extraction import keyword_prior
     from paperkg.build.ingest import read_papers
+    from paperkg.build.language import foreign_note
     from paperkg.build.pipeline import check_settings
     from paperkg.errors import IngestError
 
@@ -303,7 +304,11 @@ def cmd_extract(args: argparse.Namespace, settings: Settings) -> int:
     kg = ExtractSettings.of(settings)
     ext = replace(kg, ranking=settings.min_score is None)  # then `kept` marks the KG's
     marks: dict[str, list[bool]] = {}
-    ranked = extract_concepts(result.papers, embedder, ext, rep.stage, prior, marks=marks)
+    foreign: dict[str, str] = {}
+    ranked = extract_concepts(result.papers, embedder, ext, rep.stage, prior, marks=marks,
+                              foreign=foreign)
+    if foreign:
+        rep.step(foreign_note(foreign))
     dropped = {(pid, text) for pid, picks in ranked.items()
                for (text, _), k in zip(picks, marks.get(pid, [True] * len(picks)),
                                        strict=True) if not k}
@@ -320,8 +325,10 @@ def cmd_extract(args: argparse.Namespace, settings: Settings) -> int:
                                  # a name it proposes or evaluates on is kept as such
                                  "kept": m.role != "mentions"
                                  or (paper.id, m.surface) not in dropped})
-            fh.write(json.dumps({"id": paper.id, "concepts": concepts}, ensure_ascii=False)
-                     + "\n")
+            row: dict[str, Any] = {"id": paper.id, "concepts": concepts}
+            if paper.id in foreign:
+                row["language"] = foreign[paper.id]  # why it has none
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
     print(f"wrote {len(result.papers)} records to {args.out} ({len(scheme.concepts)} concepts, "
           f"{len(scheme.merges)} merged labels)"
           + (f" ({len(result.rejects)} skipped)" if result.rejects else ""))

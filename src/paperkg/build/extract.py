@@ -31,6 +31,7 @@ from paperkg.build.asides import Asides, asides
 from paperkg.build.embed import Embedder
 from paperkg.build.ingest import Paper
 from paperkg.build.keep import one_word, trusted
+from paperkg.build.language import language_of
 from paperkg.build.prior import MIN_KEYWORD_PAPERS, KeywordPrior, code_fingerprint, keyword_keys
 from paperkg.build.select import select
 from paperkg.build.terms import term_key
@@ -149,7 +150,10 @@ class ExtractSettings:
         least = 0.0 if keybert else self.least(prior, embedder)
 
         def umbrella(text: str) -> bool:
-            return one_word(text) or (prior is not None and prior.umbrella(text))
+            # a term of another field is specific, the link to papers on it: "semaglutide"
+            # stays beside "subcutaneous semaglutide"
+            return (one_word(text) and not (prior is not None and prior.foreign(text))
+                    ) or (prior is not None and prior.umbrella(text))
         broad = umbrella if prior else None
 
         def rule(picks: Ranked, asides: Asides) -> list[bool]:
@@ -232,14 +236,21 @@ def extract_concepts(
     prior: KeywordPrior | None = None,
     share: CorpusShare | None = None,
     marks: dict[str, list[bool]] | None = None,
+    foreign: dict[str, str] | None = None,
 ) -> dict[str, Ranked]:
     """Ranked (phrase, probability) lists per paper id, best first. `share` is the corpus
     share over the whole corpus; without it, over `papers` (then they must be the corpus).
     With `settings.ranking` the whole top-n is returned, and `marks` receives, per paper,
-    which of its picks a KG keeps (`trusted`)."""
+    which of its picks a KG keeps (`trusted`). A paper not in English gets no concepts
+    (`build.language`); `foreign` receives its language by paper id."""
     docs = [document_text(p) for p in papers]
     known = prior.known() if prior else None
+    languages = [language_of(doc) for doc in docs]
     cands = _all_candidates(docs, settings.max_words, known, progress)
+    cands = [cs if lang == "en" else [] for cs, lang in zip(cands, languages, strict=True)]
+    if foreign is not None:
+        foreign.update((p.id, lang) for p, lang in zip(papers, languages, strict=True)
+                       if lang != "en")
     if prior and known is not None:
         cands = [[c for c in cs if rankable(c, prior, known)] for cs in cands]
     vocab = sorted({c.text.lower() for cs in cands for c in cs})

@@ -128,13 +128,18 @@ def extract_papers(
     on its paper, the settings, the model and the corpus `stats` only, so any split of
     `todo` (cache misses, a worker's share) gives the same results."""
     from paperkg.build.extract import extract_concepts
+    from paperkg.build.language import foreign_note
 
     out: dict[str, Ranked] = {}
+    foreign: dict[str, str] = {}
     for start in range(0, len(todo), batch_size):  # memory per batch, not per corpus
         batch = todo[start:start + batch_size]
         if len(todo) > batch_size:
             rep.step(f"papers {start + 1}-{start + len(batch)} of {len(todo)}")
-        out.update(extract_concepts(batch, embedder, ext, rep.stage, stats.prior, stats.share))
+        out.update(extract_concepts(batch, embedder, ext, rep.stage, stats.prior, stats.share,
+                                    foreign=foreign))
+    if foreign:
+        rep.step(foreign_note(foreign))
     return out
 
 

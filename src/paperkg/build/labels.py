@@ -125,7 +125,8 @@ class NameEvidence:
             if _IN_DEFINITION.match(text, j):
                 continue  # "Code Division Multiple Access (CDMA)": capitals by convention
             spelled = text[i:j]
-            if spelled.isupper() and not is_acronym(spelled) and _shouting_at(text, i, j):
+            if spelled.isupper() and (not is_acronym(spelled) or _heading_word(spelled)) \
+                    and _shouting_at(text, i, j):
                 continue  # a heading's capitals ("LLM ALIGNMENT") say nothing of the word's
             if spelled != spelled.lower():  # "3D" has its capital after the digit
                 if (common or strict) and _in_other_name(text, i, j, beside, True):
@@ -195,6 +196,13 @@ def _shouted_words(word: str) -> bool:
     return word.isupper() and bool(parts) and all(
         p.isalpha() and (is_common_word(p) and not is_acronym(p) or p.lower() in WORD_PREFIXES)
         for p in parts)  # "AI" is English ("ai", a sloth) but an acronym first
+
+
+def _heading_word(word: str) -> bool:
+    """An English word of four letters or more in capitals ("DEEP", "LANE"): among other
+    shouted words a heading's, though alone it could be an acronym ("CLIP", "MATH" keep
+    theirs where the papers write them so; "AI" is an acronym first)."""
+    return len(word) >= 4 and word.isalpha() and is_common_word(word)
 
 
 def _looks_like_name(word: str) -> bool:
@@ -288,8 +296,10 @@ def _word_case(word: str, names: NameEvidence | None, papers: list[str],
             word, names, papers):
         return word.lower()  # a title's "Outlier Synthesis" where the abstract says "outliers"
     if shouted and (alone or len(parts) == 1):
-        # "INSTRUCTION-FOLLOWING", "OVERFITTING"; a title's name alone: "WISDOM-7B"
-        return word.lower() if _shouted_words(word) else word
+        # "INSTRUCTION-FOLLOWING", "OVERFITTING"; a title's name alone: "WISDOM-7B"; in a
+        # shouted phrase with no other evidence, "DEEP" of "DEEP REINFORCEMENT LEARNING"
+        return word.lower() if _shouted_words(word) or (
+            shouting and not alone and _heading_word(word)) else word
     if len(parts) > 1:
         if not shouted and _looks_like_name(word):  # "Kolmogorov-Arnold", "Monte-Carlo"
             return word

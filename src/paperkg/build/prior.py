@@ -104,9 +104,15 @@ class KeywordPrior:
         if " " in phrase or is_acronym(phrase) or _CAMEL_NAME.fullmatch(phrase):
             return False
         key = term_key(phrase)
-        if self.candidate[key] == 0 and _foreign_term(phrase, key):
+        if self.foreign(phrase, key):
             return False
         return self.scores(key)[0] < _SPECIFIC_LOG_ODDS
+
+    def foreign(self, phrase: str, key: str | None = None) -> bool:
+        """A term of another field: one lower-case word these papers never offered that
+        English does not know either ("graphene", "semaglutide", `_foreign_term`)."""
+        key = term_key(phrase) if key is None else key
+        return self.candidate[key] == 0 and _foreign_term(phrase, key)
 
     def umbrella(self, phrase: str) -> bool:
         """A phrase many papers offer and few choose (smoothed): "neural network",
@@ -203,7 +209,9 @@ def _glued(word: str) -> bool:
     return most[0] >= 3
 
 
-_NOT_A_NOUN = re.compile(r"(?:ic|al|ous|ive|[ai]ble|ful|less|ed|ing|ly|i(?:fy|fies|fied)|"
+# endings of adjectives and verbs; "-ist" names a stance as often as a person
+# ("frequentist", "connectionist")
+_NOT_A_NOUN = re.compile(r"(?:ic|al|ous|ive|[ai]ble|ful|less|ed|ing|ly|ist|i(?:fy|fies|fied)|"
                          r"i[sz](?:e|es|ed))$")
 
 
