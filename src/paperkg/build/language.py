@@ -25,7 +25,9 @@ from paperkg.lexicon import FUNCTION_WORDS
 __all__ = ["ENGLISH_SHARE", "foreign_note", "language_of"]
 
 ENGLISH_SHARE = 0.1
-_MIN_CHARS = 60  # a title alone, a short phrase: too little to tell, taken as English
+# a title alone is too little to tell, and taken as English: py3langid names 162 of the
+# 9,139 ICLR titles of 60 characters or more as another language ("la", "fr", "pcm")
+_MIN_WORDS = 25
 _SAMPLE = 1000
 _WORDS = re.compile(r"[^\W\d_]+")
 _LETTER = re.compile(r"[^\W\d_]")
@@ -48,10 +50,9 @@ def language_of(text: str) -> str:
     text = text[:_SAMPLE]
     if not text.isascii() and len(_OTHER_SCRIPT.findall(text)) > len(_LETTER.findall(text)) / 2:
         return _identify()(text)[0]
-    if len(text) < _MIN_CHARS:
-        return "en"
     words = _WORDS.findall(text.lower())
-    if words and sum(w in FUNCTION_WORDS for w in words) >= ENGLISH_SHARE * len(words):
+    if len(words) < _MIN_WORDS or sum(w in FUNCTION_WORDS for w in words) >= (
+            ENGLISH_SHARE * len(words)):
         return "en"
     return _identify()(text)[0]
 
