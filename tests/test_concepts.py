@@ -252,6 +252,13 @@ def test_publisher_and_funding_boilerplate_never_becomes_a_concept() -> None:
     assert [c.text for c in candidates(clean_text(
         "an expository note by V.A. Vassiliev on knot invariants"))] == [
         "expository note", "note", "Vassiliev", "knot invariants", "invariants"]
+    # a publisher's paywall and an arXiv comment are about the publication too; "accepted"
+    # and "pages" inside the work's own sentences stay
+    text = clean_text("Federated learning is promising. This is a preview of subscription "
+                      "content, log in via an institution to check access. The accepted view "
+                      "fails on 12 pages of forms. Accepted at ICLR 2024. 12 pages, 5 figures.")
+    assert text == ("Federated learning is promising. The accepted view fails on 12 pages "
+                    "of forms."), text
 
 
 @pytest.mark.skipif(not SOURCES.is_dir(), reason=f"needs {SOURCES}")

@@ -325,7 +325,9 @@ def repair_text(text: str) -> str:
 # a DOI. Clues are checked cheaply first.
 _BOILERPLATE_CLUES = ("opyright", "OPYRIGHT", "\u00a9", "(c)", "(C)", "ights reserved",
                       "cknowledge", "upported by", "upported in part", "unded by",
-                      "unded in part", "rant ", "rants ", "doi:", "doi :", "DOI")
+                      "unded in part", "rant ", "rants ", "doi:", "doi :", "DOI",
+                      "subscription content", "check access", " pages", "Accepted ",
+                      "To appear ")
 _YEAR = r"(?:19|20)[0-9][0-9]"
 _FUNDER = (r"(?:grants?|fellowships?|(?:Science|Research) Foundation|Research Council|NSF|NIH|"
            r"ERC|DFG|EPSRC|NSERC|NSFC|DARPA|ONR|JSPS|ANR)")
@@ -334,7 +336,13 @@ _BOILERPLATE = re.compile(
     rf"|\([cC]\)\s*{_YEAR}|\b[Aa]ll [Rr]ights [Rr]eserved"
     rf"|\backnowledges? (?:the )?(?:\w+ ){{0,2}}(?:support|funding)\b"
     rf"|\b(?:[Ss]upported|[Ff]unded)\s+(?:in part\s+)?by\b[^.]{{0,100}}\b{_FUNDER}\b"
-    rf"|\b[Gg]rants?\s+(?:[Nn]o\.?\s*)?[A-Z]{{0,6}}[-/]?[A-Za-z]*[0-9]{{3,}}|\b(?:doi|DOI)\s*:")
+    rf"|\b[Gg]rants?\s+(?:[Nn]o\.?\s*)?[A-Z]{{0,6}}[-/]?[A-Za-z]*[0-9]{{3,}}|\b(?:doi|DOI)\s*:"
+    # a publisher's paywall ("This is a preview of subscription content, log in via an
+    # institution to check access"), an arXiv comment ("12 pages, 5 figures", "Accepted at
+    # ICLR 2024", "To appear in …") at the start of its sentence
+    rf"|\bpreview of subscription content\b|\binstitution to check access\b"
+    rf"|(?:^|(?<=[.!?] ))\s*[0-9]+\s+pages\b(?:,\s*[0-9]+\s+(?:figures?|tables?))?"
+    rf"|(?:^|(?<=[.!?] ))\s*(?:Accepted|To appear)\s+(?:at|to|in|by|for)\b")
 # A sentence ends at . ! or ? before white space ("dx.doi.org/10.1/x.y" is one sentence).
 _SENTENCE = re.compile(r".*?(?:[.!?](?=\s)|$)", re.DOTALL)
 
