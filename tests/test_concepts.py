@@ -779,6 +779,19 @@ def test_a_count_and_the_noun_it_counts_before_a_noun_make_one_modifier() -> Non
     assert "layers" in phrases
 
 
+def test_invisible_marks_and_figure_references_are_no_part_of_a_concept() -> None:
+    """A soft hyphen ("optimi\u00adzation") or a zero-width space inside a phrase split it
+    into "optimi" and "zation", or lost "stochastic optimization"; U+2010 is a hyphen
+    ("warm\u2010up" gave "learning rate warm"); "(see Fig. 2)" gave "Fig"."""
+    text = clean_text("We study stochastic\u200b optimi\u00adzation of neural net\u00adworks and "
+                      "learning rate warm\u2010up (see Fig. 2, cf. Eq. 3).")
+    assert text == ("We study stochastic optimization of neural networks and learning rate "
+                    "warm-up (see Fig. 2, cf. Eq. 3)."), text
+    assert [c.text for c in candidates(text)] == [
+        "stochastic optimization", "neural networks", "learning rate warm-up", "rate warm-up",
+        "warm-up"]
+
+
 def test_pdf_scrapes_lost_ligatures_and_line_breaks_are_repaired() -> None:
     """Text scraped from PDFs (the SemEval-2010 ACM abstracts, where the 'fi', 'fl' and
     'ff' glyphs were dropped or misread): "classiflcation" and "flrst" are repaired

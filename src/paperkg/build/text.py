@@ -89,11 +89,19 @@ def _symbol(m: re.Match[str]) -> str:
     return m[1] or _GREEK[m[2]]
 
 
+# invisible marks a PDF or a web page leaves inside words (a soft hyphen: "optimi\u00adzation",
+# a zero-width space: "stochastic\u200b optimization") go; the hyphens U+2010 and U+2011 are
+# hyphens ("warm\u2010up")
+_INVISIBLE = str.maketrans({"\u00ad": None, "\u200b": None, "\u200c": None, "\u200d": None,
+                            "\u2060": None, "\ufeff": None, "\u2010": "-", "\u2011": "-"})
+
+
 def clean_text(text: str) -> str:
     """Plain text for embedding: publisher boilerplate and author-year citations
     (`repair`), LaTeX and URLs out, accents and escaped symbols back, glued sentences and
     words split (`repair.repair_text`), spaces single."""
-    text = _URL_RE.sub(BREAK, latex_accents(strip_citations(strip_boilerplate(text))))
+    text = _URL_RE.sub(BREAK, latex_accents(strip_citations(strip_boilerplate(
+        text.translate(_INVISIBLE)))))
     text = _TEXT_CMD_RE.sub(r"\1", text)
     if "$-" in text:
         text = _SYMBOL_WORD.sub(_symbol, text)
