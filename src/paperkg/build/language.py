@@ -7,8 +7,8 @@ paper keeps its node, title and authors in the KG, but no concepts.
 English prose is about a third function words ("the", "of", "we"; `lexicon.FUNCTION_WORDS`):
 in the first 1,000 characters of the 11,565 ICLR 2025 titles and abstracts and of the
 SemEval-2010 ones the share is 0.18 at the least, of a German, Spanish, French or
-Portuguese abstract under 0.05. Only a text under
-ENGLISH_SHARE is given to a language identifier (py3langid, its model inside the package:
+Portuguese abstract under 0.05. Only a text under ENGLISH_SHARE, or one mostly in another
+script, is given to a language identifier (py3langid, its model inside the package:
 offline), which names the language and has the last word, so a list of English terms or
 formulas with few function words stays English.
 """

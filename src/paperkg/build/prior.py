@@ -189,7 +189,7 @@ def _foreign_term(word: str, key: str) -> bool:
     """A lower-case word of five letters or more that the lexicon does not know, without
     the ending of an adjective or a verb: a technical noun ("graphene", "planarity",
     "hydrodynamics"), not a name (capitalised), a number, a cut word, nor a coined
-    adjective or verb ("polysemantic", "robustifies", "misclassifying")."""
+    adjective or verb ("polysemantic", "robustifies", "misclassifying", "frequentist")."""
     return (word.islower() and key.isalpha() and len(key) >= 5
             and not _NOT_A_NOUN.search(key) and not is_common_word(key)
             and not _glued(key))
