@@ -790,6 +790,8 @@ def test_invisible_marks_and_figure_references_are_no_part_of_a_concept() -> Non
     assert [c.text for c in candidates(text)] == [
         "stochastic optimization", "neural networks", "learning rate warm-up", "rate warm-up",
         "warm-up"]
+    # in capitals a name: "CF" (collaborative filtering) stays
+    assert "CF methods" in {c.text for c in candidates(clean_text("We study CF methods."))}
 
 
 def test_pdf_scrapes_lost_ligatures_and_line_breaks_are_repaired() -> None:

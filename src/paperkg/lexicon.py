@@ -62,7 +62,6 @@ while whilst who whoever whole whom whose why will with within without would yet
 yourself let lets let's can't won't don't doesn't isn't aren't wasn't it's we're they're thereof
 regarding concerning alongside amidst nowadays alike unless et al quite
 inside outside beneath underneath atop aboard till instead in-between plus minus
-fig figs eq eqs cf
 """.split())
 
 # Evaluative and generic modifiers: they start many spans but never name a concept.

@@ -40,6 +40,9 @@ red-teaming jailbreaking grounding captioning forecasting
 # IDs and grant numbers, initials, numbered references and classification codes ("N510129",
 # "V.A.", "Vol.10", "Fig.3", ACM's "H.3.3")
 _CODE_OR_INITIALS = re.compile(r".*\d{5,}.*|(?:[^\W\d_]\.)+[^\W\d_]?\.?|[^\W\d_]{1,4}(?:\.\d+)+")
+# a reference to a figure or an equation ("see Fig. 2", "cf. Eq. 3"); in capitals a name
+# ("CF" is collaborative filtering or a curl field, 44 times in ICLR 2025 abstracts)
+_REFERENCES = frozenset("fig figs eq eqs cf".split())
 
 
 def is_word(tok: str) -> bool:
@@ -54,6 +57,8 @@ def breaks(tok: str) -> bool:
         return True  # a lower-case letter alone is a variable or unit: "rad s", "size m"
     low = tok.lower().replace("’", "'")
     if low in _BREAK_WORDS or low in phrase_breaking_verbs() or low.endswith(("'s", "'")):
+        return True
+    if low in _REFERENCES and not tok.isupper():
         return True
     if tok == low and low in generic_modifier_forms():
         return True  # "stronger result", "simpler baselines"; "Faster R-CNN" is a name
