@@ -21,7 +21,7 @@ import json
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -149,12 +149,7 @@ class ExtractSettings:
         keybert = self.extractor == "keybert"
         least = 0.0 if keybert else self.least(prior, embedder)
 
-        def umbrella(text: str) -> bool:
-            # a term of another field is specific, the link to papers on it: "semaglutide"
-            # stays beside "subcutaneous semaglutide"
-            return (one_word(text) and not (prior is not None and prior.foreign(text))
-                    ) or (prior is not None and prior.umbrella(text))
-        broad = umbrella if prior else None
+        broad = partial(_broad, prior) if prior else None
 
         def rule(picks: Ranked, asides: Asides) -> list[bool]:
             return [True] * len(picks) if keybert else trusted(picks, least, broad, asides)
@@ -246,8 +241,8 @@ def extract_concepts(
     docs = [document_text(p) for p in papers]
     known = prior.known() if prior else None
     languages = [language_of(doc) for doc in docs]
-    cands = _all_candidates(docs, settings.max_words, known, progress)
-    cands = [cs if lang == "en" else [] for cs, lang in zip(cands, languages, strict=True)]
+    cands = _all_candidates([doc if lang == "en" else "" for doc, lang in zip(
+        docs, languages, strict=True)], settings.max_words, known, progress)
     if foreign is not None:
         foreign.update((p.id, lang) for p, lang in zip(papers, languages, strict=True)
                        if lang != "en")
@@ -293,6 +288,13 @@ def extract_concepts(
         if tick:
             tick(1)
     return out
+
+
+def _broad(prior: KeywordPrior, text: str) -> bool:
+    """With keyword statistics, a pick that gives way to a longer one it lies in: one
+    English word or an umbrella term. A term of another field is specific, the link to
+    papers on it: "semaglutide" stays beside "subcutaneous semaglutide"."""
+    return one_word(text) and not prior.foreign(text) or prior.umbrella(text)
 
 
 def rankable(c: Candidate, prior: KeywordPrior, known: KnownTerms) -> bool:
