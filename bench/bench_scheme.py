@@ -42,10 +42,18 @@ def lap(stage):
     now = time.perf_counter(); out[stage] = now - t; t = now
 resolver = canon._Resolver({i: f.defs for i, f in facts.items()}); lap("abbreviation votes")
 linked = canon._link(extracted, {i: f.roles for i, f in facts.items()}, resolver); lap("link")
-memo = canon._name_concepts(linked, resolver, papers, len(papers), None, set())[2]
+if hasattr(canon, "_name_concepts"):  # a checkout from before `build.naming`
+    def name(casing):
+        return canon._name_concepts(linked, resolver, papers, len(papers), casing, set())
+else:
+    from paperkg.build.labels import CleanAbstracts
+    from paperkg.build.naming import name_concepts
+    def name(casing):
+        return name_concepts(linked, resolver.long_form, CleanAbstracts(papers), len(papers),
+                             casing, set())
+memo = name(None)[2]
 t = time.perf_counter()
-concepts, merges, memo, ids = canon._name_concepts(linked, resolver, papers, len(papers),
-                                                   memo, set()); lap("name concepts")
+concepts, merges, memo, ids = name(memo); lap("name concepts")
 mentions = canon._mentions(linked, ids); lap("mentions")
 if hasattr(canon, "_topics"):  # a checkout from before it inlined the call (no topics row)
     canon._topics(concepts, mentions, len(papers)); lap("topics")

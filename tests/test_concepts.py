@@ -908,6 +908,49 @@ def test_label_casing_is_reused_only_while_its_papers_are_unchanged() -> None:
     assert label(build_scheme(more, after, casing=first.casing)) == "dynamic prompt corruption"
 
 
+def test_a_resident_process_names_again_only_what_changed() -> None:
+    """A resident process keeps each key's naming for its next update
+    (`naming.NamingMemo`, stamped with the KG it wrote). Unchanged keys are taken from it
+    and give the scheme a fresh build gives; a paper whose text changed, a KG another
+    process wrote (another stamp) and a label another key took are named again."""
+    from paperkg.build.labels import CleanAbstracts, NameEvidence, label_choice
+    from paperkg.build.naming import NamingMemo
+
+    extracted = {"d": [("Dynamic Prompt Corruption", 0.5)], "e": [("graph", 0.5)]}
+    name = "Here we propose Dynamic Prompt Corruption, and Dynamic Prompt Corruption helps."
+    prose = "Here we propose dynamic prompt corruption, and dynamic prompt corruption helps."
+    before = [Paper("d", name, "d", "test"), Paper("e", "A graph.", "e", "test")]
+    after = [Paper("d", prose, "d", "test"), before[1]]
+
+    def label(scheme: Any) -> str:
+        return str(scheme.concepts[scheme.mentions["d"][0].concept_id].pref_label)
+
+    memo = NamingMemo()
+    memo.begin("kg-1")
+    first = build_scheme(extracted, before, naming=memo)
+    memo.commit("kg-2")
+    assert label(first) == "Dynamic Prompt Corruption" and len(memo) == 2
+    memo.begin("kg-2")
+    again = build_scheme(extracted, before, casing=first.casing, naming=memo)
+    memo.commit("kg-3")
+    assert again == first and again.casing == first.casing
+    cid = first.mentions["d"][0].concept_id
+    assert again.concepts[cid] is first.concepts[cid]  # taken from the memo, not named
+    # paper d's text changed (fresh): named again, as a build would
+    memo.begin("kg-3")
+    changed = build_scheme(extracted, after, casing=again.casing, fresh=["d"], naming=memo)
+    memo.commit("kg-4")
+    assert label(changed) == "dynamic prompt corruption"
+    # the KG is not the one the memo's update wrote: nothing of it is used
+    memo.begin("kg-written-by-another-process")
+    assert len(memo) == 0
+    assert label(build_scheme(extracted, before, naming=memo)) == "Dynamic Prompt Corruption"
+    # a label is remembered only when no label taken by another key turned a choice down
+    names = NameEvidence(CleanAbstracts(before))
+    assert label_choice({"graph": 1}, set(), names) == ("graph", True)
+    assert label_choice({"graph": 1}, {"graph"}, names)[1] is False
+
+
 def test_head_noun_and_typo_variants_merge_with_a_recorded_reason() -> None:
     scheme = _scheme({"a": ["GSM8K", "language model", "QA", "updates rule"],
                       "b": ["GSM8K dataset", "languange model", "QA dataset", "updater rule"],

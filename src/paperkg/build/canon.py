@@ -17,22 +17,22 @@ it mentions, not of all 60k.
 
 from __future__ import annotations
 
-import hashlib
-import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Collection, Mapping, MutableMapping, Sequence
-from dataclasses import dataclass, field, replace
-from functools import cache, lru_cache
+from dataclasses import dataclass, replace
+from functools import lru_cache
 
-from paperkg.build.hierarchy import Field, Topic, broader_of, topic_hierarchy
+from paperkg.build.hierarchy import Field, Topic, topic_hierarchy
 from paperkg.build.ingest import Paper
-from paperkg.build.kinds import PaperRoles, paper_roles, vote_kind
-from paperkg.build.labels import CleanAbstracts, NameEvidence, preferred_label, prose_case
+from paperkg.build.kinds import PaperRoles, paper_roles
+from paperkg.build.labels import CleanAbstracts
+from paperkg.build.naming import NamingMemo, Row, name_concepts
+from paperkg.build.scheme import Concept, ConceptScheme, Mention, Merge
 from paperkg.build.terms import Abbreviation, abbreviations, term_key
 from paperkg.build.text import document_text
 from paperkg.build.variants import compact, variant_targets
-from paperkg.lexicon import is_acronym, is_shouted
+from paperkg.lexicon import is_acronym
 from paperkg.memo import WordMemo
 from paperkg.vocab import slugify
 
@@ -43,60 +43,7 @@ concept_key = term_key  # the merge key, under the name the rest of the code kno
 # the same phrases recur across papers; keying them once (and, through `paperkg.memo`,
 # once across builds) saves seconds of every full-corpus scheme and of every `paperkg add`
 _key = WordMemo("term_key", term_key)
-_slug = cache(slugify)  # a concept id from its key: 0.25 s of each update, once per process
 UNAMBIGUOUS_SHARE = 0.8
-_NO_VOTES: Counter[str] = Counter()  # read only: most concepts have no kind votes
-
-
-@dataclass(frozen=True, slots=True)
-class Concept:
-    """A canonical concept. `id` is a slug, unique in the scheme, used in its IRI."""
-
-    id: str
-    pref_label: str
-    alt_labels: tuple[str, ...]
-    paper_count: int
-    weight: float
-    kind: str = "Concept"
-    broader: str | None = None
-    topic: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Mention:
-    """One paper-concept link: rank 1 is the best concept of the paper. `role` says what
-    the paper does with it: "mentions", "proposes" or "evaluatesOn"."""
-
-    concept_id: str
-    surface: str
-    score: float
-    rank: int
-    role: str = "mentions"
-
-
-@dataclass(frozen=True, slots=True)
-class Merge:
-    """Why `label` is an alternative label of `concept_id`."""
-
-    label: str
-    concept_id: str
-    rule: str
-    detail: str
-    paper_id: str | None = None
-    local: bool = False  # true: only the paper `paper_id` defines it so
-
-
-@dataclass(slots=True)
-class ConceptScheme:
-    concepts: dict[str, Concept]
-    mentions: dict[str, list[Mention]]
-    merges: list[Merge] = field(default_factory=list)
-    topics: list[Topic] = field(default_factory=list)
-    fields: list[Field] = field(default_factory=list)  # groups of topics, one level up
-    # how each concept's capitalised spellings read in prose, by concept key, with a hash
-    # of the papers that use it (`preferred_label`): an update reuses what still holds
-    casing: dict[str, tuple[str, dict[str, str]]] = field(
-        default_factory=dict, compare=False, repr=False)
 
 
 @lru_cache(maxsize=1 << 18)
@@ -176,7 +123,7 @@ class _Resolver:
                      self.example[(short, _compact(target))])
 
 
-_Row = tuple[str, str, float, str, Merge | None]  # key, surface, score, role, why
+_Row = Row
 
 
 def _merge_variants(
@@ -224,6 +171,7 @@ def build_scheme(
     fresh: Collection[str] = (),
     corpus_size: int | None = None,
     cleaned: MutableMapping[str, tuple[str, str]] | None = None,
+    naming: NamingMemo | None = None,
 ) -> ConceptScheme:
     """Group every paper's ranked (phrase, score) list into concepts and mentions.
 
@@ -237,15 +185,15 @@ def build_scheme(
     counts, the abstracts read for casing) is freed before the next: on a 4x corpus they
     were most of the build's peak. `corpus_size` is the N of the weights (default: the
     papers in `extracted`). `cleaned`: abstracts cleaned by an earlier scheme of this
-    process (`labels.CleanAbstracts`).
+    process (`labels.CleanAbstracts`), `naming` the keys named by its last update.
     """
     read = {p.id: facts[p.id] if facts and p.id in facts else text_facts(p) for p in papers}
     resolver = _Resolver({pid: f.defs for pid, f in read.items()})
     linked = _link(extracted, {pid: f.roles for pid, f in read.items()}, resolver)
     del read
-    concepts, merges, memo, id_of_key = _name_concepts(
-        linked, resolver, CleanAbstracts(papers, cleaned),
-        max(corpus_size or len(extracted), 1), casing, set(fresh))
+    concepts, merges, memo, id_of_key = name_concepts(
+        linked, resolver.long_form, CleanAbstracts(papers, cleaned),
+        max(corpus_size or len(extracted), 1), casing, set(fresh), naming)
     _add_defined_short_forms(concepts, merges, resolver, id_of_key)
     del resolver
     mentions = _mentions(linked, id_of_key)
@@ -294,87 +242,6 @@ def _link(extracted: Mapping[str, Sequence[tuple[str, float]]],
     return linked
 
 
-def _name_concepts(
-    linked: Mapping[str, list[_Row]], resolver: _Resolver, abstracts: CleanAbstracts,
-    n_papers: int, casing: Mapping[str, tuple[str, dict[str, str]]] | None, fresh: set[str],
-) -> tuple[dict[str, Concept], list[Merge], dict[str, tuple[str, dict[str, str]]],
-           dict[str, str]]:
-    """(concepts, merge records, label memo, concept id by key): each key's id, label,
-    kind, weight and broader concept, from how the papers write it."""
-    surfaces: dict[str, dict[str, int]] = {}  # plain dicts: 64k Counters cost 0.4 s
-    papers_of: dict[str, set[str]] = {}
-    kind_votes: dict[str, Counter[str]] = defaultdict(Counter)
-    merge_of: dict[tuple[str, str], Merge] = {}
-    for paper_id, rows_ in linked.items():
-        for key, phrase, _score, role, why in rows_:
-            forms = surfaces.get(key)
-            if forms is None:
-                surfaces[key] = {phrase: 1}
-                papers_of[key] = {paper_id}
-            else:
-                forms[phrase] = forms.get(phrase, 0) + 1
-                papers_of[key].add(paper_id)
-            if role == "evaluatesOn":
-                kind_votes[key]["Dataset"] += 1
-            elif role == "proposes":
-                kind_votes[key]["Method"] += 1
-            # the corpus-wide reason, when there is one, says more than one paper's
-            if why is not None:
-                known = merge_of.get((key, phrase))
-                if known is None or known.local and not why.local:
-                    merge_of[(key, phrase)] = why
-
-    id_of_key: dict[str, str] = {}
-    taken_ids: set[str] = set()
-    for key in sorted(surfaces, key=lambda k: (-len(papers_of[k]), k)):
-        cid = _slug(key)
-        while cid in taken_ids:  # keys that slug alike ("c++" / "c"): keep them apart
-            cid = _next_slug(cid)
-        id_of_key[key] = cid
-        taken_ids.add(cid)
-    parents = broader_of(surfaces)
-    names = NameEvidence(abstracts)
-    used_labels: set[str] = set()
-    concepts: dict[str, Concept] = {}
-    merges: list[Merge] = []
-    memo: dict[str, tuple[str, dict[str, str]]] = {}
-    for key, cid in id_of_key.items():
-        forms = surfaces[key]
-        users = papers_of[key]
-        before = casing.get(key) if casing else None
-        sig = _users_hash(users) if before else None  # most keys have no memo: no hash
-        cased = dict(before[1]) if before and before[0] == sig and fresh.isdisjoint(
-            users) else {}
-        pref = preferred_label(forms, used_labels, names, users, cased)
-        if cased:
-            memo[key] = (sig or _users_hash(users),
-                         {f: c for f, c in cased.items() if f in forms})
-        spelled = resolver.long_form.get(key)
-        if spelled and is_shouted(spelled.split()):  # a shouted title's definition
-            spelled = prose_case(spelled, names.is_name(spelled, users), names, users)
-        if is_acronym(pref) and len(pref.split()) == 1 and spelled and (
-                spelled not in used_labels):
-            pref = spelled  # a concept only ever written as "LLM" is named by its long form
-        used_labels.add(pref)
-        count = len(papers_of[key])
-        n = max(n_papers, count)  # a corpus grown past its statistics: never below 1
-        parent = parents.get(key)
-        concepts[cid] = Concept(
-            id=cid, pref_label=pref, alt_labels=tuple(sorted(f for f in forms if f != pref)),
-            paper_count=count, weight=round(math.log((1 + n) / (1 + count)) + 1.0, 4),
-            kind=vote_kind(key, kind_votes.get(key, _NO_VOTES)),
-            broader=id_of_key[parent] if parent else None,
-        )
-        for form in concepts[cid].alt_labels:
-            why = merge_of.get((key, form))
-            if why is None:
-                merges.append(Merge(form, cid, "variant", f"{form!r} and {pref!r} are the same "
-                                    "term up to case, spacing, hyphens or plural"))
-            else:
-                merges.append(Merge(form, cid, why.rule, why.detail, why.paper_id))
-    return concepts, merges, memo, id_of_key
-
-
 def _mentions(linked: Mapping[str, list[_Row]], id_of_key: Mapping[str, str],
               ) -> dict[str, list[Mention]]:
     """Each paper's concepts, once each, in rank order; a concept both mentioned and
@@ -392,10 +259,6 @@ def _mentions(linked: Mapping[str, list[_Row]], id_of_key: Mapping[str, str],
             links[cid] = Mention(cid, phrase, float(score), len(links) + 1, role)
         mentions[paper_id] = list(links.values())
     return mentions
-
-
-def _users_hash(papers: Collection[str]) -> str:
-    return hashlib.blake2b("\x00".join(sorted(papers)).encode(), digest_size=8).hexdigest()
 
 
 def _add_defined_short_forms(
@@ -416,8 +279,3 @@ def _add_defined_short_forms(
             continue
         concepts[cid] = replace(c, alt_labels=tuple(sorted({*c.alt_labels, *new})))
         merges.extend(replace(resolver.why(short, f), concept_id=cid) for f in sorted(new))
-
-
-def _next_slug(cid: str) -> str:
-    m = re.fullmatch(r"(.*)-(\d+)", cid)
-    return f"{m.group(1)}-{int(m.group(2)) + 1}" if m else f"{cid}-2"

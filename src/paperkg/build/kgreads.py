@@ -17,6 +17,7 @@ from paperkg.kgdir import PAPERS, RANKED, SCHEME, STATISTICS
 if TYPE_CHECKING:
     from paperkg.build.canon import ConceptScheme
     from paperkg.build.ingest import Paper
+    from paperkg.build.naming import NamingMemo
     from paperkg.build.statistics import Epoch, PaperResult
 
 __all__ = ["KGReads"]
@@ -35,13 +36,12 @@ class KGReads:
         # abstracts cleaned for label casing (`labels.CleanAbstracts`), by paper id: the
         # papers of a concept that new ones use are read at each update (0.4 s)
         self.cleaned: dict[str, tuple[str, str]] = {}
+        self._naming: NamingMemo | None = None
 
     def _read(self, path: Path, reader: Callable[[], T]) -> T:
-        try:
-            st = path.stat()
-        except OSError:
+        ident = _ident(path)
+        if ident is None:
             return reader()  # missing: the reader says so in its words
-        ident = (st.st_ino, st.st_mtime_ns, st.st_size)
         hit = self._kept.get(path)
         if hit is not None and hit[0] == ident:
             value: T = hit[1]
@@ -70,9 +70,33 @@ class KGReads:
 
         return self._read(kg / SCHEME, lambda: load_scheme(kg / SCHEME))
 
+    def naming(self, kg: Path) -> NamingMemo:
+        """The concept keys this process's last update named (`build.naming`), for the
+        next update of `kg`: empty unless that update wrote the KG as it is now."""
+        from paperkg.build.naming import NamingMemo
+
+        if self._naming is None:
+            self._naming = NamingMemo()
+        self._naming.begin(_ident(kg / SCHEME))
+        return self._naming
+
+    def named(self, kg: Path) -> None:
+        """The update that named keys (`naming`) has written `kg`: keep them for the next."""
+        if self._naming is not None:
+            self._naming.commit(_ident(kg / SCHEME))
+
     def prefetch(self, kg: Path) -> None:
         """Read what the next update will read, now."""
         self.papers(kg)
         self.epoch(kg)
         self.results(kg)
         self.scheme(kg)
+
+
+def _ident(path: Path) -> tuple[int, int, int] | None:
+    """A file's identity: inode, modification time, size; None when it is missing."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_ino, st.st_mtime_ns, st.st_size)

@@ -32,7 +32,7 @@ from paperkg.lexicon import (
 )
 from paperkg.memo import WordMemo
 
-__all__ = ["CleanAbstracts", "NameEvidence", "preferred_label", "prose_case"]
+__all__ = ["CleanAbstracts", "NameEvidence", "label_choice", "preferred_label", "prose_case"]
 
 # what starts a sentence or a list item ("(ii) Fine-tuning SNNs", "1) Training"): a
 # capital after it is no evidence of a name
@@ -437,6 +437,13 @@ class CleanAbstracts(Mapping[str, str]):
 
 def preferred_label(forms: Mapping[str, int], taken: set[str], names: NameEvidence,
                     papers: Iterable[str] = (), cased: dict[str, str] | None = None) -> str:
+    """`label_choice`'s label."""
+    return label_choice(forms, taken, names, papers, cased)[0]
+
+
+def label_choice(forms: Mapping[str, int], taken: set[str], names: NameEvidence,
+                 papers: Iterable[str] = (), cased: dict[str, str] | None = None
+                 ) -> tuple[str, bool]:
     """The most readable common form: spelled out before an acronym, lower case before
     Title Case (unless lower case is under a quarter of the uses), then the most frequent,
     then the spacing most uses have, the less shouting, the shorter; in prose case unless
@@ -444,12 +451,16 @@ def preferred_label(forms: Mapping[str, int], taken: set[str], names: NameEviden
     the names in it); never a label another concept took (exactly).
 
     `cased` holds the prose case of capitalised forms worked out before for these very
-    papers (texts unchanged: an update's memo, `canon`); the forms cased here join it."""
+    papers (texts unchanged: an update's memo, `canon`); the forms cased here join it.
+
+    (label, free): free when `taken` turned no choice down, so the same forms, papers and
+    texts give the same label whatever else is taken, as long as it is not that label
+    (`naming.NamingMemo`)."""
     if len(forms) == 1:  # most concepts: one spelling, often in lower case already
         order = list(forms)
         if order[0] == order[0].lower() and order[0] not in taken and not any(
                 _may_be_name(w) for w in order[0].split()):
-            return order[0]
+            return order[0], True
     else:
         top = max(forms.values())
         spaced = _spacing_uses(forms)
@@ -460,6 +471,7 @@ def preferred_label(forms: Mapping[str, int], taken: set[str], names: NameEviden
             _shouting(f), len(f), f))
     users: list[str] | None = None
     done = {} if cased is None else cased
+    free = True
     for form in order:
         if form in done:
             prose = done[form]
@@ -476,9 +488,10 @@ def preferred_label(forms: Mapping[str, int], taken: set[str], names: NameEviden
             prose = done[form] = prose_case(form, names.is_name(form, users), names, users)
         for label in (prose, form):
             if label not in taken:
-                return label
+                return label, free
+            free = False
     # every spelling is another concept's label (a short form two papers define apart):
     # name it by its most used spelling and what it is written as elsewhere
     first = order[0]
     label = f"{first} / {order[-1]}" if len(order) > 1 else f"{first} (term)"
-    return label if label not in taken else f"{first} ({' '.join(sorted(forms))})"
+    return (label if label not in taken else f"{first} ({' '.join(sorted(forms))})"), False

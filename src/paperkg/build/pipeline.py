@@ -45,13 +45,12 @@ from paperkg.kgdir import (
 from paperkg.memo import remembered
 from paperkg.progress import Reporter
 from paperkg.settings import CONCEPT_SETTINGS, Settings
-
-if TYPE_CHECKING:
-    pass
 from paperkg.vocab import CONCEPT_TYPES
 
-__all__ = ["Content", "build_kg", "check_settings", "compute", "kg_triples", "read_inputs"]
+if TYPE_CHECKING:
+    from paperkg.build.naming import NamingMemo
 
+__all__ = ["Content", "build_kg", "check_settings", "compute", "kg_triples", "read_inputs"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,6 +201,7 @@ def compute(
     facts: Mapping[str, TextFacts] | None = None,
     casing: Mapping[str, tuple[str, dict[str, str]]] | None = None,
     cleaned: MutableMapping[str, tuple[str, str]] | None = None,
+    naming: NamingMemo | None = None,
 ) -> Content:
     """Extract, canonicalise and validate: what the KG of `papers` is made of.
 
@@ -209,9 +209,9 @@ def compute(
     it, every paper is ranked under its statistics, and the papers in `known` (results
     made under the same epoch, by id) are not extracted again; `facts` are text facts of
     unchanged papers (`canon.text_facts`) and `casing` the label memo of the scheme they
-    were in (`canon.ConceptScheme.casing`), `cleaned` a resident process's clean abstracts
-    (`canon.build_scheme`). `validate=False` leaves SHACL to the caller (an update checks
-    only what changed).
+    were in (`canon.ConceptScheme.casing`); `cleaned` and `naming` are what a resident
+    process keeps between updates (`canon.build_scheme`). `validate=False` leaves SHACL to
+    the caller (an update checks only what changed).
     """
     from paperkg.build.canon import build_scheme, text_facts
     from paperkg.build.embed import release_memory
@@ -234,7 +234,7 @@ def compute(
                     for p in ordered}
             scheme = build_scheme(extracted, ordered, read, casing,
                                   fresh=[p.id for p in ordered if not (facts and p.id in facts)],
-                                  corpus_size=epoch.papers, cleaned=cleaned)
+                                  corpus_size=epoch.papers, cleaned=cleaned, naming=naming)
         rep.step(f"{len(scheme.concepts)} concepts")
         validated = _validate(ordered, scheme, info, settings.cache, rep) if validate else ""
     return Content(ordered, info, scheme, embedder, validated, epoch, extracted, read, keys)

@@ -75,6 +75,7 @@ def update_kg(
     """
     settings = settings or Settings()
     rep = reporter or Reporter()
+    resident = reads is not None  # a process that makes more updates: it keeps more
     reads = reads or KGReads()
     began = time.perf_counter()
     kg = Path(kg)
@@ -133,7 +134,7 @@ def update_kg(
             previous = kg if unchanged is not None else None
             early = paper_files_beside(tmp, list(papers.values()), rep, previous, unchanged)
             content, delta = _compute(kg, list(papers.values()), settings, rep, reads,
-                                      manifest, epoch, stored, unchanged, old)
+                                      manifest, epoch, stored, unchanged, old, resident)
             on_server = bool(manifest.get("store"))
             files = files_beside(tmp, content, [*_old_rejects(kg), *rejects], rep,
                                  statistics_of=previous, unchanged=unchanged)
@@ -166,6 +167,8 @@ def update_kg(
                 new["store"] = store
             write_manifest(tmp, new)
             swap_in(tmp, kg)
+            if resident:
+                reads.named(kg)
         finally:
             for child in (early, files, check):
                 if child is not None:
@@ -180,10 +183,11 @@ def update_kg(
 def _compute(kg: Path, papers: list[Paper], settings: Settings, rep: Reporter,
              reads: KGReads, manifest: Mapping[str, Any], epoch: Epoch | None,
              stored: Mapping[str, PaperResult] | None, unchanged: set[str] | None,
-             old: Mapping[str, Paper]) -> tuple[Content, Delta | None]:
+             old: Mapping[str, Paper], resident: bool) -> tuple[Content, Delta | None]:
     """The new KG's content, and what changed (None: compare everything). With the KG's
     statistics and results (`epoch`, `stored`) only the papers not `unchanged` are
-    extracted; without, everything is computed again."""
+    extracted; without, everything is computed again. `resident`: the concept keys named
+    are kept for the process's next update (`build.naming`)."""
     if epoch is None or stored is None or unchanged is None:
         return compute(papers, settings, rep), None
     old_scheme = reads.scheme(kg)
@@ -195,7 +199,7 @@ def _compute(kg: Path, papers: list[Paper], settings: Settings, rep: Reporter,
                       {i: stored[i].ranked for i in unchanged}, validate=False,
                       facts={i: stored[i].facts for i in unchanged} if same_facts else None,
                       casing=old_scheme.casing if old_scheme else None,
-                      cleaned=reads.cleaned)
+                      cleaned=reads.cleaned, naming=reads.naming(kg) if resident else None)
     if old_scheme is None:
         return replace(content, validated=_validate(
             content.papers, content.scheme, content.info, settings.cache, rep)), None
