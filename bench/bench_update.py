@@ -14,7 +14,8 @@ by side, each step its own `paperkg` process, wall time and peak RSS per process
 - a feed of 6 files of 100 other new papers each (none cached): three added one after
   another by one-shot `paperkg add`s, three dropped one after another into the inbox of
   one resident `paperkg add --watch INBOX` process (each renamed into the inbox once the
-  process has read the KG), each timed to its KG swapped in;
+  process has read the KG), each timed to its KG swapped in, with the CPU seconds the
+  process and its forked writers spent on it;
 - add 100 --relearn-statistics on a fresh copy (every paper re-ranked; its new
   extractions are cached, as a rebuild's would be);
 - a warm rebuild of the corpus (caches filled by KG_DIR's build).
@@ -71,13 +72,14 @@ def watched(kg: Path, feeds: list[Path], inbox: Path, env: dict[str, str]
     for path in feeds:
         time.sleep(5)  # the prefetch after the "watching" line or the last add
         shutil.copyfile(path, inbox / "new.part")
-        began = time.perf_counter()
+        began, cpu = time.perf_counter(), _cpu_seconds(proc.pid)
         (inbox / "new.part").rename(inbox / path.name)
         while not (inbox / "added" / path.name).exists():
             if proc.poll() is not None:
                 raise SystemExit(f"the watching process ended: {proc.stderr.read()[-3000:]}")
             time.sleep(0.02)
-        out.append({"seconds": round(time.perf_counter() - began, 1)})
+        out.append({"seconds": round(time.perf_counter() - began, 1),
+                    "cpu_seconds": round(_cpu_seconds(proc.pid) - cpu, 1)})
     proc.send_signal(signal.SIGTERM)
     # the watcher's own time of each add (from taking the file to the KG swapped in):
     # what the folder's polling adds to an add is the difference
@@ -87,6 +89,14 @@ def watched(kg: Path, feeds: list[Path], inbox: Path, env: dict[str, str]
     _, _, usage = os.wait4(proc.pid, 0)
     out[-1]["peak_rss_mb"] = round(usage.ru_maxrss / 1024)
     return out
+
+
+def _cpu_seconds(pid: int) -> float:
+    """CPU seconds (user and system) of a process and of its children it has waited for
+    (an update's forked writers), from /proc: on two busy cores, wall times drift with
+    what else runs, CPU times much less."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
 def varied(line: str, run: str = "", prefix: str = "v") -> str:

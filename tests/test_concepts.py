@@ -941,6 +941,13 @@ def test_a_resident_process_names_again_only_what_changed() -> None:
     changed = build_scheme(extracted, after, casing=again.casing, fresh=["d"], naming=memo)
     memo.commit("kg-4")
     assert label(changed) == "dynamic prompt corruption"
+    # an update that named nothing (it relearned the statistics) leaves nothing behind
+    memo.commit("kg-5")
+    assert len(memo) == 0
+    memo.begin("kg-5")
+    build_scheme(extracted, after, naming=memo)
+    memo.commit("kg-6")
+    assert len(memo) == 2
     # the KG is not the one the memo's update wrote: nothing of it is used
     memo.begin("kg-written-by-another-process")
     assert len(memo) == 0

@@ -53,22 +53,37 @@ class NamingMemo:
     """The keys named by a process's last update, kept for the next one.
 
     Valid only for the KG that update wrote: `stamp` says which (`KGReads` compares it
-    with the KG's concept-scheme file); an update that fails, or a KG another process
-    changed, starts from nothing. `begin` starts an update, `commit` keeps what it named."""
+    with the KG's concept-scheme file). An update names keys between `begin` and
+    `commit`; a KG another process changed, or an update that failed or named nothing
+    (one that relearns the statistics), leaves nothing for the next."""
 
     def __init__(self) -> None:
         self.stamp: object = None
         self._last: dict[str, _Named] = {}
-        self._n_papers = 0
+        self._n_papers = 0  # the N of the weights `_last` was named under
         self._next: dict[str, _Named] = {}
+        self._next_n = 0
+        self._open = False
 
     def begin(self, stamp: object) -> None:
         if stamp is None or stamp != self.stamp:
             self._last = {}
-        self._next = {}
+        self._next, self._open = {}, True
 
     def commit(self, stamp: object) -> None:
-        self._last, self._next, self.stamp = self._next, {}, stamp
+        if self._open:
+            self._last, self._n_papers = self._next, self._next_n
+        else:
+            self._last = {}
+        self._next, self._open, self.stamp = {}, False, stamp
+
+    def named(self, n_papers: int) -> Mapping[str, _Named]:
+        """The keys the last update named, if its weights had the same N."""
+        return self._last if n_papers == self._n_papers else {}
+
+    def keep(self, key: str, named: _Named, n_papers: int) -> None:
+        self._next[key] = named
+        self._next_n = n_papers
 
     def __len__(self) -> int:
         return len(self._last)
@@ -119,9 +134,7 @@ def name_concepts(
     concepts: dict[str, Concept] = {}
     merges: list[Merge] = []
     label_memo: dict[str, Casing] = {}
-    last: Mapping[str, _Named] = {}
-    if memo is not None and memo._n_papers == n_papers:
-        last = memo._last
+    last = memo.named(n_papers) if memo is not None else {}
     for key, cid in id_of_key.items():
         forms = surfaces[key]
         users = papers_of[key]
@@ -140,8 +153,8 @@ def name_concepts(
             whys = tuple(merge_of.get((key, form)) for form in c.alt_labels)
             kept = done.merges if whys == done.whys else _merges(c, whys)
             if memo is not None:
-                memo._next[key] = done if kept is done.merges else _Named(
-                    forms, users, votes, spelled, whys, c, kept, done.casing, True)
+                memo.keep(key, done if kept is done.merges else _Named(
+                    forms, users, votes, spelled, whys, c, kept, done.casing, True), n_papers)
             used_labels.add(c.pref_label)
             concepts[cid] = c
             merges.extend(kept)
@@ -174,9 +187,8 @@ def name_concepts(
         own = _merges(c, whys)
         merges.extend(own)
         if memo is not None:
-            memo._next[key] = _Named(forms, users, votes, spelled, whys, c, own, entry, free)
-    if memo is not None:
-        memo._n_papers = n_papers
+            memo.keep(key, _Named(forms, users, votes, spelled, whys, c, own, entry, free),
+                      n_papers)
     return concepts, merges, label_memo, id_of_key
 
 
