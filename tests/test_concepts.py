@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -882,9 +883,10 @@ def test_modifiers_and_line_breaks_make_no_fragments() -> None:
         assert kept in text, text
 
 
-def test_label_casing_is_reused_only_while_its_papers_are_unchanged() -> None:
-    """An update reuses how a label was cased (`ConceptScheme.casing`) for concepts whose
-    papers are the same and unchanged; a paper whose text changed is read again."""
+def _prompt_corruption() -> tuple[dict[str, list[tuple[str, float]]], list[Paper],
+                                  list[Paper], Callable[[Any], str]]:
+    """Two papers, one naming "Dynamic Prompt Corruption" with capitals (before) and then
+    in lower case (after), and the label of that concept in a scheme."""
     extracted = {"d": [("Dynamic Prompt Corruption", 0.5)], "e": [("graph", 0.5)]}
     name = "Here we propose Dynamic Prompt Corruption, and Dynamic Prompt Corruption helps."
     prose = "Here we propose dynamic prompt corruption, and dynamic prompt corruption helps."
@@ -894,6 +896,13 @@ def test_label_casing_is_reused_only_while_its_papers_are_unchanged() -> None:
     def label(scheme: Any) -> str:
         return str(scheme.concepts[scheme.mentions["d"][0].concept_id].pref_label)
 
+    return extracted, before, after, label
+
+
+def test_label_casing_is_reused_only_while_its_papers_are_unchanged() -> None:
+    """An update reuses how a label was cased (`ConceptScheme.casing`) for concepts whose
+    papers are the same and unchanged; a paper whose text changed is read again."""
+    extracted, before, after, label = _prompt_corruption()
     first = build_scheme(extracted, before)
     assert label(first) == "Dynamic Prompt Corruption" and first.casing
     assert label(build_scheme(extracted, after)) == "dynamic prompt corruption"
@@ -916,15 +925,7 @@ def test_a_resident_process_names_again_only_what_changed() -> None:
     from paperkg.build.labels import CleanAbstracts, NameEvidence, label_choice
     from paperkg.build.naming import NamingMemo
 
-    extracted = {"d": [("Dynamic Prompt Corruption", 0.5)], "e": [("graph", 0.5)]}
-    name = "Here we propose Dynamic Prompt Corruption, and Dynamic Prompt Corruption helps."
-    prose = "Here we propose dynamic prompt corruption, and dynamic prompt corruption helps."
-    before = [Paper("d", name, "d", "test"), Paper("e", "A graph.", "e", "test")]
-    after = [Paper("d", prose, "d", "test"), before[1]]
-
-    def label(scheme: Any) -> str:
-        return str(scheme.concepts[scheme.mentions["d"][0].concept_id].pref_label)
-
+    extracted, before, after, label = _prompt_corruption()
     memo = NamingMemo()
     memo.begin("kg-1")
     first = build_scheme(extracted, before, naming=memo)

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
-__all__ = ["Forked", "Together"]
+__all__ = ["Forked"]
 
 T = TypeVar("T")
 
@@ -56,22 +56,6 @@ class Forked(Generic[T]):
             self._child.terminate()
         if self._child is not None:
             self._child.join()
-
-
-class Together(Generic[T]):
-    """Forked steps waited for and cancelled as one; `wait` gives the last one's result."""
-
-    def __init__(self, *steps: Forked[Any]) -> None:
-        self._steps = steps
-
-    def wait(self) -> T:
-        results = [step.wait() for step in self._steps]
-        last: T = results[-1]
-        return last
-
-    def cancel(self) -> None:
-        for step in self._steps:
-            step.cancel()
 
 
 def _run(answer: Any, fn: Callable[..., Any], *args: Any) -> None:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from paperkg.build.canon import ConceptScheme
-from paperkg.build.forked import Forked, Together
+from paperkg.build.forked import Forked
 from paperkg.build.gcpause import paused_gc
 from paperkg.build.ingest import Paper, Reject
 from paperkg.build.statistics import Epoch, save_epoch, write_results
@@ -95,62 +95,41 @@ def _write_papers(target: Path, papers: Sequence[Paper], statistics_of: Path | N
 
 def files_beside(target: Path, content: Content, rejects: Sequence[Reject], rep: Reporter,
                  statistics_of: Path | None = None, unchanged: Collection[str] | None = None,
-                 ) -> Together[dict[str, int]]:
+                 ) -> Forked[dict[str, int]]:
     """`write_files` but the papers and their term counts (`paper_files_beside` writes
-    those), in two forked processes (`build.forked`), so that an update writes its files
-    while it checks SHACL and writes the store: the per-paper results and the scheme in
-    one, the NetworkX graph and the abstract vectors in the other (one process took 5 s
-    of a 100-paper add, the last two alone). The abstract vectors are made here first:
-    an embedder's model must not run in a forked child."""
+    those), in a forked process (`build.forked`), so that an update writes its files while
+    it checks SHACL and writes the store. The abstract vectors are made here first: an
+    embedder's model must not run in a forked child."""
     vectors = _doc_vectors(content, statistics_of, unchanged)
-    rep.step("writing the per-paper results and the concept scheme, and the NetworkX graph "
-             "and the abstract vectors (two more processes)")
-    return Together(
-        Forked("writing the results and the scheme", _write_records, target, content,
-               rejects, statistics_of),
-        Forked("writing the graph and the vectors", _write_graph, target, content, rep,
-               vectors))
+    rep.step("writing the NetworkX graph and the abstract vectors (a second process)")
+    return Forked("writing the KG files", _write, target, content, rejects, rep,
+                  statistics_of, unchanged, vectors, False, False)
 
 
 @paused_gc()
 def _write(target: Path, content: Content, rejects: Sequence[Reject], rep: Reporter,
            statistics_of: Path | None, unchanged: Collection[str] | None,
-           vectors: np.ndarray, terms: bool = True) -> dict[str, int]:
-    _write_records(target, content, rejects, statistics_of)
-    counts = _write_graph(target, content, rep, vectors)
-    rep.step("writing the papers")
-    _write_papers(target, content.papers, statistics_of, unchanged, terms)
-    return counts
-
-
-@paused_gc()
-def _write_records(target: Path, content: Content, rejects: Sequence[Reject],
-                   statistics_of: Path | None) -> None:
-    """The statistics, per-paper results, concept scheme, merge decisions and rejects."""
+           vectors: np.ndarray, terms: bool = True, papers: bool = True) -> dict[str, int]:
     from paperkg.build.delta import save_scheme
+    from paperkg.build.graph import write_graph
 
     _write_epoch(target, content.epoch, statistics_of)
     write_results(target / RANKED, content.papers, content.ranked, content.scheme.mentions,
                   content.facts, content.keys)
     save_scheme(target / SCHEME, content.scheme)
-    if rejects:
-        _write_rejects(target / REJECTS, rejects)
-    _write_merges(target / MERGES, content.scheme)
-
-
-@paused_gc()
-def _write_graph(target: Path, content: Content, rep: Reporter, vectors: np.ndarray
-                 ) -> dict[str, int]:
-    """The NetworkX graph and the abstract vectors; returns the graph's counts."""
-    from paperkg.build.graph import write_graph
 
     rep.step("writing the NetworkX graph")
     nodes, links = write_graph(content.papers, content.scheme, target / GRAPH)
-    rep.step("writing the abstract vectors")
+    if rejects:
+        _write_rejects(target / REJECTS, rejects)
+    _write_merges(target / MERGES, content.scheme)
+    rep.step("writing the abstract vectors" + (" and the papers" if papers else ""))
     # uncompressed: float16 vectors shrink by a tenth and compressing took 0.25 s of
     # every update
     np.savez(target / DOC_VECTORS, ids=np.array([p.id for p in content.papers]),
              vectors=vectors, model=np.array(content.embedder.name))
+    if papers:
+        _write_papers(target, content.papers, statistics_of, unchanged, terms)
     return {"nx_nodes": nodes, "nx_edges": links}
 
 

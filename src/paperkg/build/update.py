@@ -27,7 +27,7 @@ from typing import Any
 
 from paperkg.build.delta import Delta, plan
 from paperkg.build.extraction import extractor_under
-from paperkg.build.forked import Forked, Together
+from paperkg.build.forked import Forked
 from paperkg.build.ingest import Paper, Reject
 from paperkg.build.kgfiles import files_beside, paper_files_beside
 from paperkg.build.kgreads import KGReads
@@ -123,7 +123,7 @@ def update_kg(
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()
         early: Forked[None] | None = None
-        files: Together[dict[str, int]] | None = None
+        files: Forked[dict[str, int]] | None = None
         check: Forked[tuple[bool, str, int, str]] | None = None
         try:
             # the papers' own files are written while their concepts are worked out (one
