@@ -1,7 +1,7 @@
 """Each concept key's id, label, kind, weight and broader concept, from how papers write it.
 
 The last corpus-wide stage of `canon` before topics, and the longest of an update: 65k
-keys of the full ICLR 2025 KG, of which an add of 100 papers changes about 1,300. A
+keys of the full ICLR 2025 KG, of which an add of 100 papers changes about 800. A
 resident process (`build.kgreads`) keeps each key's inputs and result (`NamingMemo`), and
 a key whose inputs are those of the last update is not named again: the result is the
 same because naming is a function of those inputs (the label also of the labels other
