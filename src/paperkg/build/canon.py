@@ -123,11 +123,8 @@ class _Resolver:
                      self.example[(short, _compact(target))])
 
 
-_Row = Row
-
-
 def _merge_variants(
-    linked: dict[str, list[_Row]],
+    linked: dict[str, list[Row]],
     short_forms: Collection[str],
 ) -> None:
     """Give keys that name one term one key (`variants`): spacing, a coined name's case,
@@ -222,17 +219,17 @@ def _topics(concepts: Mapping[str, Concept], mentions: Mapping[str, Sequence[Men
 
 
 def _link(extracted: Mapping[str, Sequence[tuple[str, float]]],
-          roles: Mapping[str, PaperRoles], resolver: _Resolver) -> dict[str, list[_Row]]:
+          roles: Mapping[str, PaperRoles], resolver: _Resolver) -> dict[str, list[Row]]:
     """Each paper's phrases (and the names it proposes or evaluates on) with their
     concept keys, variants of one term given one key."""
-    linked: dict[str, list[_Row]] = {}
+    linked: dict[str, list[Row]] = {}
     for paper_id, phrases in extracted.items():
         rows = [(phrase, score, "mentions") for phrase, score in phrases]
         r = roles.get(paper_id)
         if r is not None:
             rows += [(name, 0.0, "proposes") for name in r.proposes]
             rows += [(name, 0.0, "evaluatesOn") for name in r.evaluated_on]
-        out: list[_Row] = []
+        out: list[Row] = []
         for phrase, score, role in rows:
             key, why = resolver.resolve(paper_id, phrase)
             if key:
@@ -242,7 +239,7 @@ def _link(extracted: Mapping[str, Sequence[tuple[str, float]]],
     return linked
 
 
-def _mentions(linked: Mapping[str, list[_Row]], id_of_key: Mapping[str, str],
+def _mentions(linked: Mapping[str, list[Row]], id_of_key: Mapping[str, str],
               ) -> dict[str, list[Mention]]:
     """Each paper's concepts, once each, in rank order; a concept both mentioned and
     proposed (or evaluated on) takes the stronger role."""

@@ -143,52 +143,48 @@ def name_concepts(
         broader = id_of_key[parent] if parent else None
         spelled = long_form.get(key)
         done = last.get(key)
-        if done is not None and done.free and done.concept.id == cid and (
-                done.concept.broader == broader and done.forms == forms
-                and done.users == users and done.votes == votes and done.spelled == spelled
-                and done.concept.pref_label not in used_labels and fresh.isdisjoint(users)):
-            c = done.concept
-            if done.casing is not None:
-                label_memo[key] = done.casing
-            whys = tuple(merge_of.get((key, form)) for form in c.alt_labels)
-            kept = done.merges if whys == done.whys else _merges(c, whys)
-            if memo is not None:
-                memo.keep(key, done if kept is done.merges else _Named(
-                    forms, users, votes, spelled, whys, c, kept, done.casing, True), n_papers)
-            used_labels.add(c.pref_label)
-            concepts[cid] = c
-            merges.extend(kept)
-            continue
-        before = casing.get(key) if casing else None
-        sig = _users_hash(users) if before else None  # most keys have no memo: no hash
-        cased = dict(before[1]) if before and before[0] == sig and fresh.isdisjoint(
-            users) else {}
-        pref, free = label_choice(forms, used_labels, names, users, cased)
-        entry = None
-        if cased:
-            entry = label_memo[key] = (sig or _users_hash(users),
-                                       {f: c for f, c in cased.items() if f in forms})
-        written = spelled
-        if written and is_shouted(written.split()):  # a shouted title's definition
-            written = prose_case(written, names.is_name(written, users), names, users)
-        if is_acronym(pref) and len(pref.split()) == 1 and written:
-            free = False  # the label depends on whether `written` is taken: not remembered
-            if written not in used_labels:
-                pref = written  # a concept only ever written "LLM" is named by its long form
-        used_labels.add(pref)
-        count = len(users)
-        n = max(n_papers, count)  # a corpus grown past its statistics: never below 1
-        c = concepts[cid] = Concept(
-            id=cid, pref_label=pref, alt_labels=tuple(sorted(f for f in forms if f != pref)),
-            paper_count=count, weight=round(math.log((1 + n) / (1 + count)) + 1.0, 4),
-            kind=vote_kind(key, votes or _NO_VOTES), broader=broader,
-        )
+        if done is not None and not (
+                done.free and done.concept.id == cid and done.concept.broader == broader
+                and done.forms == forms and done.users == users and done.votes == votes
+                and done.spelled == spelled and done.concept.pref_label not in used_labels
+                and fresh.isdisjoint(users)):
+            done = None  # its inputs changed, or its label might now differ: named again
+        if done is not None:
+            c, entry, free = done.concept, done.casing, True
+            if entry is not None:
+                label_memo[key] = entry
+        else:
+            before = casing.get(key) if casing else None
+            sig = _users_hash(users) if before else None  # most keys have no memo: no hash
+            cased = dict(before[1]) if before and before[0] == sig and fresh.isdisjoint(
+                users) else {}
+            pref, free = label_choice(forms, used_labels, names, users, cased)
+            entry = None
+            if cased:
+                entry = label_memo[key] = (sig or _users_hash(users),
+                                           {f: prose for f, prose in cased.items() if f in forms})
+            written = spelled
+            if written and is_shouted(written.split()):  # a shouted title's definition
+                written = prose_case(written, names.is_name(written, users), names, users)
+            if is_acronym(pref) and len(pref.split()) == 1 and written:
+                free = False  # the label depends on whether `written` is taken: not kept
+                if written not in used_labels:
+                    pref = written  # a concept only ever written "LLM" is named by its long form
+            count = len(users)
+            n = max(n_papers, count)  # a corpus grown past its statistics: never below 1
+            c = Concept(
+                id=cid, pref_label=pref, alt_labels=tuple(sorted(f for f in forms if f != pref)),
+                paper_count=count, weight=round(math.log((1 + n) / (1 + count)) + 1.0, 4),
+                kind=vote_kind(key, votes or _NO_VOTES), broader=broader,
+            )
         whys = tuple(merge_of.get((key, form)) for form in c.alt_labels)
-        own = _merges(c, whys)
+        own = done.merges if done is not None and whys == done.whys else _merges(c, whys)
+        used_labels.add(c.pref_label)
+        concepts[cid] = c
         merges.extend(own)
         if memo is not None:
-            memo.keep(key, _Named(forms, users, votes, spelled, whys, c, own, entry, free),
-                      n_papers)
+            memo.keep(key, done if done is not None and own is done.merges else _Named(
+                forms, users, votes, spelled, whys, c, own, entry, free), n_papers)
     return concepts, merges, label_memo, id_of_key
 
 
