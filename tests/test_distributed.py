@@ -6,13 +6,14 @@ single-process counts; the cluster's KG must equal the single-process KG (concep
 labels, mentions, ranks; scores to 1e-6) with other batch boundaries and another number
 of workers, also when one of the two workers is killed in the middle of the build; an
 unreachable scheduler fails in one line before any work; Ctrl-C leaves no process of the
-local cluster behind. N_PAPERS records hold over 200 papers with author keywords, so the
+local cluster behind. N_PAPERS corpus records hold over 200 papers with author keywords, so the
 builds learn their own prior (on the cluster) and cut the few papers without keywords.
 """
 
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import shutil
 import signal
@@ -50,15 +51,23 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+GERMAN = {"id": "de-1", "title": "Segmentierung medizinischer Bilder", "authors": ["A. Autor"],
+          "abstract": "Wir stellen ein neues Verfahren zur semantischen Segmentierung "
+          "medizinischer Bilder vor. Unser Modell kombiniert faltende neuronale Netze mit "
+          "Aufmerksamkeitsmechanismen und erreicht bessere Ergebnisse als bisherige Methoden."}
+
+
 @pytest.fixture(scope="module")
 def records(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The first N_PAPERS records of the corpus, as they are."""
+    """The first N_PAPERS records of the corpus, as they are, and one paper in German
+    (no concepts; a worker's note about it must reach the user)."""
     out = tmp_path_factory.mktemp("corpus") / "papers.jsonl"
     with gzip.open(CORPUS, "rt", encoding="utf-8") as src, out.open("w") as dst:
         for i, line in enumerate(src):
             if i == N_PAPERS:
                 break
             dst.write(line)
+        dst.write(json.dumps(GERMAN) + "\n")
     return out
 
 
@@ -229,7 +238,7 @@ def test_a_cluster_with_a_worker_killed_mid_build_gives_the_single_process_kg(
     assert victim.poll() is not None  # it is dead, and the build still completed
     with cluster.client() as client:
         assert len(client.scheduler_info(n_workers=-1)["workers"]) == 1
-    assert manifest["counts"]["papers"] == N_PAPERS
+    assert manifest["counts"]["papers"] == N_PAPERS + 1  # and the German one
     assert_same_kg(single_kg, tmp_path / "kg")
 
 
@@ -260,13 +269,15 @@ def test_an_onnx_build_on_two_local_workers_gives_the_single_process_kg(
 def test_a_local_cluster_from_the_cli_gives_the_same_kg(
     records: Path, single_kg: Path, tmp_path: Path
 ) -> None:
-    """One local worker process, other batch boundaries: the same KG."""
+    """One local worker process, other batch boundaries: the same KG, and the worker's
+    paper not in English named as one process names it."""
     run = subprocess.run(
         ["paperkg", "build", str(records), "--out", str(tmp_path / "kg"), "--workers", "1",
          "--cache-dir", str(tmp_path / "cache")],
         env=ENV, capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stderr[-2000:]
     assert "on the cluster" in run.stderr and "extract (cluster)" in run.stderr
+    assert "1 paper(s) not in English (1 de; e.g. de-1)" in run.stderr, run.stderr[-2000:]
     assert_same_kg(single_kg, tmp_path / "kg")
 
 

@@ -35,6 +35,7 @@ from paperkg.build.counts import CountBatch, Counts, add_counts
 from paperkg.build.embed import Embedder, make_embedder
 from paperkg.build.extract import ExtractSettings
 from paperkg.build.ingest import Paper
+from paperkg.build.language import foreign_note
 from paperkg.build.models import Progress
 from paperkg.build.text import document_text
 from paperkg.errors import BuildError, UsageError
@@ -48,7 +49,8 @@ __all__ = ["Cluster", "KnownVectors", "ModelPlugin", "check_cluster", "extract_o
            "open_client"]
 
 Ranked = list[tuple[str, float]]
-BatchResult = tuple[dict[str, Ranked], dict[str, np.ndarray]]
+# a batch's ranked concepts, its abstracts' vectors and its papers not in English
+BatchResult = tuple[dict[str, Ranked], dict[str, np.ndarray], dict[str, str]]
 
 CONNECT_TIMEOUT = "10s"
 WORKER_WAIT_S = 30.0
@@ -189,14 +191,17 @@ class _Remember:
 
 def rank_batch(papers: Sequence[Paper], job: _Job) -> BatchResult:
     """A worker's task: the pipeline's own per-paper step on one batch; the abstract vectors
-    come back too, so the client does not embed the abstracts again."""
+    come back too, so the client does not embed the abstracts again, and the papers not in
+    English, which the client names (a worker prints to its own log, which nobody reads)."""
     from paperkg.build.extraction import extract_papers
 
+    foreign: dict[str, str] = {}
     with _WORKER_LOCK:
         embedder = _Remember(_worker_embedder(job.kind, job.cache),
                              {document_text(p) for p in papers})
-        ranked = extract_papers(papers, embedder, job.ext, job.stats, Reporter(quiet=True))
-    return ranked, embedder.kept
+        ranked = extract_papers(papers, embedder, job.ext, job.stats, Reporter(quiet=True),
+                                foreign=foreign)
+    return ranked, embedder.kept, foreign
 
 
 # -- the client side --------------------------------------------------------------------
@@ -356,12 +361,16 @@ def extract_on_cluster(
     tick = rep.stage("extract (cluster)", len(todo))
     ranked: dict[str, Ranked] = {}
     vectors: dict[str, np.ndarray] = {}
+    foreign: dict[str, str] = {}
     try:
-        for _, (part, vecs) in cluster._stream(submit, len(parts)):
+        for _, (part, vecs, not_english) in cluster._stream(submit, len(parts)):
             ranked.update(part)
             vectors.update(vecs)
+            foreign.update(not_english)
             tick(len(part))
     finally:
         job.release()
     rep.close()
+    if foreign:
+        rep.step(foreign_note({p.id: foreign[p.id] for p in todo if p.id in foreign}))
     return ranked, KnownVectors(embedder, vectors)

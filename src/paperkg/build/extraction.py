@@ -122,23 +122,26 @@ def _extract_under(
 
 def extract_papers(
     todo: Sequence[Paper], embedder: Embedder, ext: ExtractSettings, stats: Any, rep: Reporter,
-    batch_size: int = EXTRACT_BATCH,
+    batch_size: int = EXTRACT_BATCH, foreign: dict[str, str] | None = None,
 ) -> dict[str, Ranked]:
     """The per-paper step: papers in, ranked concepts per paper id out. Each result depends
     on its paper, the settings, the model and the corpus `stats` only, so any split of
-    `todo` (cache misses, a worker's share) gives the same results."""
+    `todo` (cache misses, a worker's share) gives the same results. The papers not in
+    English go into `foreign` (id → language) when it is given, for the caller to report
+    (a worker's share), else they are reported here."""
     from paperkg.build.extract import extract_concepts
     from paperkg.build.language import foreign_note
 
     out: dict[str, Ranked] = {}
-    foreign: dict[str, str] = {}
+    report = foreign is None
+    foreign = {} if foreign is None else foreign
     for start in range(0, len(todo), batch_size):  # memory per batch, not per corpus
         batch = todo[start:start + batch_size]
         if len(todo) > batch_size:
             rep.step(f"papers {start + 1}-{start + len(batch)} of {len(todo)}")
         out.update(extract_concepts(batch, embedder, ext, rep.stage, stats.prior, stats.share,
                                     foreign=foreign))
-    if foreign:
+    if foreign and report:
         rep.step(foreign_note(foreign))
     return out
 
