@@ -56,7 +56,9 @@ own per perhaps rather same seem seemed seeming seems several she should since s
 someone something sometime sometimes somewhat somewhere still such than that the their theirs
 them themselves then thence there thereafter thereby therefore therein thereupon these they this
 those though through throughout thus to today together too toward towards two three four five six
-seven eight nine ten under unlike until up upon us very via vs versus modulo was we well were what
+seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen
+nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand
+under unlike until up upon us very via vs versus modulo was we well were what
 whatever when whence whenever where whereas whereby wherein whereupon wherever whether which
 while whilst who whoever whole whom whose why will with within without would yet you your yours
 yourself let lets let's can't won't don't doesn't isn't aren't wasn't it's we're they're thereof

@@ -54,6 +54,8 @@ def valid_span(words: list[str]) -> bool:
         return valid_single(words[0])
     if words[-1].lower() in GENERIC_HEADS:
         return False  # "research significance", "irrelevant ones"
+    if first in ("way", "ways"):
+        return False  # "the way hotels use the Web", "two-way relationships"
     if first in PERSON_ROLES and words[1][:1].isupper():
         return False  # "logician Alan", "scientists Alfred Gierer": the name stands alone
     # "detecting distribution shifts": a verb-only -ing form does not start a concept
@@ -179,6 +181,20 @@ def verb_after_plural(prev: str, low: str) -> bool:
     return plural and _base_verb(low)
 
 
+# plurals without an -s that are the subject of a clause more often than a modifier
+_PLURAL_SUBJECTS = frozenset("people children men women".split())
+
+
+def _takes_that(low: str) -> bool:
+    """A verb's -s form that opens a that-clause ("shows", "proves", "implies", "finds"):
+    before "that" it is the verb; another -s word there is a plural noun and "that" its
+    relative pronoun ("models that reason", "features that capture")."""
+    if low in ("finds", "means"):
+        return True
+    bases = (low[:-1], low[:-2], low[:-3] + "y")
+    return any(ing in _REPORTING for b in bases for ing in (b + "ing", b[:-1] + "ing"))
+
+
 def _base_verb(low: str) -> bool:
     """A verb's base form ("form", "lack", "go"); one ending in -s is "focus", "process",
     "access" (a verb's -s form is not: the lexicon takes "models" for a lemma of its own)."""
@@ -192,15 +208,19 @@ def _base_verb(low: str) -> bool:
 _BEFORE_VERBS = frozenset("we they i you can cannot could may might must shall should would "
                           "also not".split())
 _VERB_CONTEXT = frozenset("the a an this these that those its their our his her it them both each"
-                          " such more".split())
+                          " such more some all several".split())
 
 
 def _splits(toks: list[str], idx: int, run: list[str]) -> bool:
     """Whether the word at `idx` is read as a verb or a unit here (so it ends a run)."""
     low, prev = toks[idx].lower(), toks[idx - 1].lower() if idx else ""
     nxt = toks[idx + 1].lower() if idx + 1 < len(toks) else ""
-    if nxt in _VERB_CONTEXT and low.endswith("s") and len(low) > 3 and "VERB" in word_pos(low):
-        return True  # "the model breaks the curse"
+    if nxt in ("some", "all", "several") and toks[idx + 2:idx + 3] in (["of"], ["Of"]):
+        nxt = "of"  # "on tasks some of which are hard": no object of a verb
+    if nxt in _VERB_CONTEXT and low.endswith("s") and len(low) > 3 and "VERB" in word_pos(low) \
+            and (nxt != "that" or _takes_that(low)):
+        return True  # "the model breaks the curse", "the analysis shows that"; "graph
+        # features that capture structure", "web sites that click" keep their noun
     if low.endswith("ing") and low not in ING_NOUNS and is_verb_only(low):
         if nxt in _VERB_CONTEXT and nxt not in _NOT_OBJECTS or nxt in GENERIC_MODIFIERS:
             return True  # "a library implementing the theory", "a series assessing issues"
@@ -229,6 +249,8 @@ def _splits(toks: list[str], idx: int, run: list[str]) -> bool:
         return True  # a title's "Better and Faster Human Animation"; "Faster R-CNN" a name
     if run and low == "near":
         return True  # "a model near Turing-Hopf bifurcation"; "near OOD detection" stays
+    if run and run[-1].lower() in _PLURAL_SUBJECTS and nxt in _OBJECT_START and _base_verb(low):
+        return True  # "people buy a product"; "people search engines" stays a phrase
     return bool(run) and verb_after_plural(run[-1], low) or (
         _after_subject(toks, idx) and "VERB" in word_pos(low)) or (
         prev == "by" and low.endswith("ing") and "VERB" in word_pos(low)) or (
@@ -328,7 +350,9 @@ _PARTICIPLE_NEXT = frozenset("from along through across around into onto upon to
 _REPORTING = frozenset("stating showing suggesting indicating implying assuming claiming "
                        "asserting proving demonstrating revealing ensuring requiring arguing "
                        "predicting confirming noting saying observing establishing verifying "
-                       "guaranteeing".split())
+                       "guaranteeing pinpointing highlighting underscoring emphasizing stressing "
+                       "illustrating concluding hypothesizing positing believing recognizing "
+                       "reporting explaining clarifying evidencing".split())
 
 
 _POSSESSIVE = re.compile(r"(?<=\w)['’]s?$")
