@@ -60,6 +60,14 @@ def test_abbreviations_in_real_abstracts() -> None:
     assert _defs("We solve multi-agent path finding, a.k.a. MAPF. MAPF is hard.") == {
         "MAPF": "multi-agent path finding"}
     assert _defs("Continual learning, also known as lifelong learning, forgets.") == {}
+    # a modified short form, defined by the same modifier before its long form (SciERC
+    # ICML_2016_11: "robust PCA" and its long form were two concepts of one paper)
+    assert _defs("The robust principal component analysis (robust PCA) problem. Offline "
+                 "multi-agent reinforcement learning (offline MARL) works.") == {
+        "robust PCA": "robust principal component analysis",
+        "offline MARL": "Offline multi-agent reinforcement learning"}
+    assert _defs("We use principal component analysis (see PCA) and a support vector "
+                 "machine (linear SVM), then kernel PCA (of PCA).") == {}
 
 
 def test_merge_keys_fold_spelling_but_not_meaning() -> None:

@@ -859,6 +859,14 @@ def test_a_broad_pick_gives_way_to_the_longer_one_it_lies_in() -> None:
                           "feature-level domain adaptation", "emotion-oriented summarization"]
     assert ExtractSettings(extractor="keybert").kg_rule(None, "x")(picks, NO_ASIDES) == [
         True] * 7
+    # a single word kept to fill the best three gives way to the term it lies in, though
+    # that one is under the least probability (SciERC C04-1011: "grammar", then
+    # "probabilistic context-free grammar"); a weak pick that replaces nothing stays out
+    picks = [("Kullback-Leibler distance", 0.011), ("grammar", 0.0092),
+             ("probabilistic finite automaton", 0.0092),
+             ("probabilistic context-free grammar", 0.0072), ("relative entropy", 0.006)]
+    assert _kept(picks) == ["Kullback-Leibler distance", "probabilistic finite automaton",
+                            "probabilistic context-free grammar"]
 
 
 def test_a_term_of_another_field_stays_beside_the_longer_pick_it_lies_in() -> None:

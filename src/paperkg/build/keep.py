@@ -32,7 +32,8 @@ def trusted(picks: Sequence[tuple[str, float]], least: float,
     title names it ("Comprehensive Benchmark", "Empirical Study", `_empty_kind`).
 
     A `broad` pick (by default one word that is no acronym) whose words all lie in a kept
-    pick is left to it, and gives way to one that comes later: "emotion" beside
+    pick is left to it, and gives way to one that comes later, even one under the least
+    probability (it takes the broad pick's place, not a new one): "emotion" beside
     "emotion-oriented summarization", and with keyword statistics an umbrella term such
     as "neural network" beside "deep neural network" only repeat the idea the longer
     label names precisely. A specific shorter term stays beside its variant ("domain
@@ -95,7 +96,10 @@ def trusted(picks: Sequence[tuple[str, float]], least: float,
         if broad and plain[i] != words[i] and any(plain[i] == words[k] and not wide[k]
                                                   for k in kept):
             continue
-        if len({keys[k] for k in kept} | passed) < MIN_KEPT or score >= least:
+        # a broad pick kept only to fill the best few gives way to the term it lies in,
+        # however weak: "grammar", then "probabilistic context-free grammar"
+        replaces = any(wide[k] and words[k] < words[i] for k in kept)
+        if len({keys[k] for k in kept} | passed) < MIN_KEPT or score >= least or replaces:
             kept = [k for k in kept if not (wide[k] and words[k] < words[i])
                     and bare[k] != keys[i]]
             kept.append(i)

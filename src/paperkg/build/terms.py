@@ -126,7 +126,9 @@ def abbreviations(text: str) -> list[Abbreviation]:
     defs = sorted([*_PAREN.finditer(text), *_ALIAS.finditer(text)], key=lambda m: m.start())
     for match in defs:
         inner = re.split(r"[;,]|\s+-\s+|\s+or\s+", match.group(1))[0].strip()
-        if not _is_short_form(inner) or inner in found:
+        inner, modifier = _modified(inner)
+        short = f"{modifier} {inner}" if modifier else inner
+        if not _is_short_form(inner) or short in found:
             continue
         before = text[: match.start()].rstrip()
         cut = max((m.end() for m in _CLAUSE_BREAK.finditer(before)), default=0)
@@ -144,5 +146,22 @@ def abbreviations(text: str) -> list[Abbreviation]:
             continue
         if len(long) <= len(inner) or n_words > core + 2:
             continue
-        found[inner] = Abbreviation(inner, long)
+        if modifier:
+            head = text[: match.start()].rstrip()
+            head = head[: len(head) - len(long)].rstrip()
+            if not head.lower().endswith(modifier):
+                continue  # "robust principal component analysis (robust PCA)" only
+            long = f"{head[len(head) - len(modifier):]} {long}"
+        found[short] = Abbreviation(short, long)
     return list(found.values())
+
+
+def _modified(inner: str) -> tuple[str, str]:
+    """("PCA", "robust") of "robust PCA": one or two lower-case words before a short form,
+    defined by the same words before its long form ("robust principal component analysis
+    (robust PCA)"); else (inner, "")."""
+    words = inner.split()
+    if 2 <= len(words) <= 3 and all(w.isalpha() and w.islower() for w in words[:-1]) \
+            and words[0] not in _LINK_WORDS and _is_short_form(words[-1]):
+        return words[-1], " ".join(words[:-1])
+    return inner, ""
