@@ -772,6 +772,16 @@ def test_a_known_term_opened_by_an_evaluative_word_is_read_whole() -> None:
                         "efficient training recipe"}, known
     alone = {c.text for c in candidates(text)}
     assert "language benchmarks" in alone and "natural language benchmarks" not in alone
+    # an adverb that opens some of the field's terms opens the next word with it: "weakly
+    # supervised" is not "supervised" (SciERC INTERSPEECH_2013_21, CSV sample rJNpifWAb);
+    # a verb after it is no phrase ("fully parameterizes")
+    text = ("It is based on a weakly supervised dependency parser with fully connected "
+            "layers. The prior fully parameterizes the posterior.")
+    known = {c.text for c in candidates(text, known=packaged_prior().known())}
+    assert {"weakly supervised dependency parser", "dependency parser",
+            "fully connected layers"} <= known, known
+    assert not known & {"supervised dependency parser", "connected layers",
+                        "fully parameterizes"}, known
 
 
 def test_a_definition_inside_a_phrase_does_not_cut_it() -> None:

@@ -117,10 +117,16 @@ def _known_opening(toks: list[str], start: int, run: list[str], known: KnownTerm
                    max_words: int) -> int:
     """The length of the known term that the evaluative modifier before `run` opens with
     the run's first words ("natural language", "free energy", "large language model"), 0
-    if none: such a word ends a phrase elsewhere ("natural images", `grammar.breaks`)."""
+    if none: such a word ends a phrase elsewhere ("natural images", `grammar.breaks`). An
+    adverb that opens some of the field's terms ("weakly", "fully", "distributionally")
+    opens the run's first word with it: without it the word means something else."""
     word = toks[start - 1].lower() if start else ""
-    if known is None or word not in known.first_words or word in GRADING_MODIFIERS or (
-            word not in GENERIC_MODIFIERS and word not in generic_modifier_forms()):
+    if known is None or word not in known.first_words or word in GRADING_MODIFIERS:
+        return 0
+    if word.endswith("ly") and "ADV" in pos(word) and run[0].islower() and len(run) > 1:
+        return 2  # an adverb that opens the field's terms: "weakly | supervised dependency
+        # parser", "fully | connected layers", not "supervised dependency parser"
+    if word not in GENERIC_MODIFIERS and word not in generic_modifier_forms():
         return 0
     for n in range(min(len(run), max_words), 0, -1):
         if term_key(" ".join(toks[start - 1:start + n])) in known.keys:
