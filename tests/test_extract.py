@@ -933,7 +933,7 @@ def test_a_paper_not_in_english_gets_no_concepts(cache_dir: Path) -> None:
     concepts: the extractor reads English only, so such a paper gets none and is named
     with its language; every record of the real source samples is English."""
     from paperkg.build.embed import make_embedder
-    from paperkg.build.language import language_of
+    from paperkg.build.language import english_part, language_of
 
     german = ("Wir stellen ein neues Verfahren zur semantischen Segmentierung medizinischer "
               "Bilder vor. Unser Modell kombiniert faltende neuronale Netze mit "
@@ -960,6 +960,25 @@ def test_a_paper_not_in_english_gets_no_concepts(cache_dir: Path) -> None:
                               foreign=foreign)
     assert ranked["de"] == [] and foreign == {"de": "de"}
     assert "convolutional neural networks" in {t for t, _ in ranked["en"]}, ranked["en"]
+    # a bilingual record (OpenAlex and SciELO carry a "Resumen" beside the abstract): its
+    # English is read, in either order, and its other language gives nothing
+    english = ("We propose a convolutional neural network to detect diseases in plant "
+               "leaves. The model was trained on field images and reached an accuracy of 94 "
+               "percent on held-out farms.")
+    papers = [Paper(id="en-es", abstract=f"{english} Resumen: {spanish}", label="a",
+                    source="test"),
+              Paper(id="es-en", abstract=f"{spanish} Abstract: {english}", label="b",
+                    source="test")]
+    foreign = {}
+    ranked = extract_concepts(papers, make_embedder("static", cache_dir), ExtractSettings(),
+                              foreign=foreign)
+    assert foreign == {}
+    for pid in ("en-es", "es-en"):
+        picks = {t.lower() for t, _ in ranked[pid]}
+        assert "convolutional neural network" in picks, ranked[pid]
+        assert not any(w in p for p in picks for w in ("redes", "hojas", "ciento", "campo",
+                                                       "enfermedades")), ranked[pid]
+    assert english_part(f"{english} Resumen: {spanish}") == ("en", english)
 
 
 def test_cold_model_load_prints_no_harmless_load_report() -> None:

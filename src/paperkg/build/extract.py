@@ -31,7 +31,7 @@ from paperkg.build.asides import Asides, asides
 from paperkg.build.embed import Embedder
 from paperkg.build.ingest import Paper
 from paperkg.build.keep import one_word, trusted
-from paperkg.build.language import language_of
+from paperkg.build.language import english_part
 from paperkg.build.prior import MIN_KEYWORD_PAPERS, KeywordPrior, code_fingerprint, keyword_keys
 from paperkg.build.select import select
 from paperkg.build.terms import term_key
@@ -237,12 +237,14 @@ def extract_concepts(
     share over the whole corpus; without it, over `papers` (then they must be the corpus).
     With `settings.ranking` the whole top-n is returned, and `marks` receives, per paper,
     which of its picks a KG keeps (`trusted`). A paper not in English gets no concepts
-    (`build.language`); `foreign` receives its language by paper id."""
-    docs = [document_text(p) for p in papers]
+    (`build.language`); `foreign` receives its language by paper id. Of a bilingual
+    record only the English is read."""
+    # what is read of each text: its English (a bilingual record's other language left out)
+    read = [english_part(document_text(p)) for p in papers]
+    languages = [lang for lang, _ in read]
+    docs = [text or document_text(p) for p, (_, text) in zip(papers, read, strict=True)]
     known = prior.known() if prior else None
-    languages = [language_of(doc) for doc in docs]
-    cands = _all_candidates([doc if lang == "en" else "" for doc, lang in zip(
-        docs, languages, strict=True)], settings.max_words, known, progress)
+    cands = _all_candidates([text for _, text in read], settings.max_words, known, progress)
     if foreign is not None:
         foreign.update((p.id, lang) for p, lang in zip(papers, languages, strict=True)
                        if lang != "en")

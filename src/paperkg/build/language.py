@@ -11,6 +11,10 @@ Portuguese abstract under 0.05. Only a text under ENGLISH_SHARE, or one mostly i
 script, is given to a language identifier (py3langid, its model inside the package:
 offline), which names the language and has the last word, so a list of English terms or
 formulas with few function words stays English.
+
+A bilingual record (a Spanish "Resumen" after the English abstract, or before it) gave
+"imágenes tomadas en campo" and "por ciento" beside its English concepts: `english_part`
+reads its English sentences only, by the same two tests per passage.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from functools import cache
 
 from paperkg.lexicon import FUNCTION_WORDS
 
-__all__ = ["ENGLISH_SHARE", "foreign_note", "language_of"]
+__all__ = ["ENGLISH_SHARE", "english_part", "foreign_note", "language_of"]
 
 ENGLISH_SHARE = 0.1
 # a title alone is too little to tell, and taken as English: py3langid names 162 of the
@@ -55,6 +59,74 @@ def language_of(text: str) -> str:
             ENGLISH_SHARE * len(words)):
         return "en"
     return _identify()(text)[0]
+
+
+# a sentence of at least _SENTENCE_WORDS words is English at _SENTENCE_SHARE function words
+# or more and another language's under _FOREIGN_SHARE (English sentences of the ICLR
+# abstracts: about a third); between them, or shorter, it goes with its neighbours
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)")
+_SENTENCE_WORDS = 6
+_SENTENCE_SHARE = 0.12
+_FOREIGN_SHARE = 0.06
+
+
+def english_part(text: str) -> tuple[str, str]:
+    """(language, what the extractor reads) of a text: an English text less the passages
+    in another language that a bilingual record carries (a Spanish "Resumen" after the
+    English abstract, or before it); ("en", text) as it is when there is none, which is
+    every ICLR and source-sample record; (language, "") for a text with no English
+    passage of _MIN_WORDS words. A passage is two or more sentences, or one of
+    _MIN_WORDS words or more, whose share of English function words is under
+    _FOREIGN_SHARE, and which the identifier names as another language."""
+    language = language_of(text)
+    sentences = _SENTENCE.split(text)
+    kinds = [_sentence_kind(s) for s in sentences]
+    if language == "en" and "other" not in kinds:
+        return language, text
+    keep = _english_sentences(sentences, kinds, language == "en")
+    english = " ".join(s for s, k in zip(sentences, keep, strict=True) if k)
+    if english == text:
+        return language, text
+    if len(_WORDS.findall(english)) < _MIN_WORDS or language_of(english) != "en":
+        return (language, "") if language != "en" else (language, text)
+    return "en", english
+
+
+def _sentence_kind(sentence: str) -> str:
+    """"en", "other" or "?" (too short or between): by English function words."""
+    words = _WORDS.findall(sentence.lower())
+    if len(words) < _SENTENCE_WORDS:
+        return "?"
+    share = sum(w in FUNCTION_WORDS for w in words) / len(words)
+    return "en" if share >= _SENTENCE_SHARE else "other" if share < _FOREIGN_SHARE else "?"
+
+
+def _english_sentences(sentences: list[str], kinds: list[str], english: bool) -> list[bool]:
+    """Which sentences to read: runs of "other" and "?" sentences between English ones go
+    when they hold two "other" sentences, or one of _MIN_WORDS words, and the identifier
+    names the run as another language; the rest stays. In a text not taken as English,
+    only the English sentences (and the "?" ones among them) stay."""
+    keep = [True] * len(sentences)
+    i = 0
+    while i < len(sentences):
+        if kinds[i] == "en":
+            i += 1
+            continue
+        j = i
+        while j < len(sentences) and kinds[j] != "en":
+            j += 1
+        run = kinds[i:j]
+        text = " ".join(sentences[i:j])
+        others = run.count("other")
+        if not english:
+            foreign = True  # only English sentences are read from a text in another language
+        else:
+            foreign = (others >= 2 or others == 1 and len(_WORDS.findall(text)) >= _MIN_WORDS) \
+                and _identify()(text)[0] != "en"
+        if foreign:
+            keep[i:j] = [False] * (j - i)
+        i = j
+    return keep
 
 
 def foreign_note(foreign: Mapping[str, str]) -> str:
