@@ -85,11 +85,10 @@ def english_part(text: str) -> tuple[str, str]:
         return language, text
     keep = _english_sentences(sentences, kinds, language == "en")
     english = " ".join(s for s, k in zip(sentences, keep, strict=True) if k)
-    if english == text:
-        return language, text
-    if len(_WORDS.findall(english)) < _MIN_WORDS or language_of(english) != "en":
-        return (language, "") if language != "en" else (language, text)
-    return "en", english
+    enough = len(_WORDS.findall(english)) >= _MIN_WORDS
+    if language == "en":
+        return language, english if enough else text
+    return ("en", english) if enough and language_of(english) == "en" else (language, "")
 
 
 def _sentence_kind(sentence: str) -> str:

@@ -146,11 +146,13 @@ def abbreviations(text: str) -> list[Abbreviation]:
             continue
         if len(long) <= len(inner) or n_words > core + 2:
             continue
-        if modifier:
+        if modifier:  # "robust principal component analysis (robust PCA)" only
             head = text[: match.start()].rstrip()
+            if not head.endswith(long):
+                continue
             head = head[: len(head) - len(long)].rstrip()
-            if not head.lower().endswith(modifier):
-                continue  # "robust principal component analysis (robust PCA)" only
+            if not re.search(rf"(?:^|\s){re.escape(modifier)}$", head, re.IGNORECASE):
+                continue
             long = f"{head[len(head) - len(modifier):]} {long}"
         found[short] = Abbreviation(short, long)
     return list(found.values())
