@@ -84,6 +84,8 @@ def english_part(text: str) -> tuple[str, str]:
     if language == "en" and "other" not in kinds:
         return language, text
     keep = _english_sentences(sentences, kinds, language == "en")
+    if all(keep):
+        return language, text if language == "en" else ""
     english = " ".join(s for s, k in zip(sentences, keep, strict=True) if k)
     enough = len(_WORDS.findall(english)) >= _MIN_WORDS
     if language == "en":
