@@ -979,6 +979,9 @@ def test_a_paper_not_in_english_gets_no_concepts(cache_dir: Path) -> None:
         assert not any(w in p for p in picks for w in ("redes", "hojas", "ciento", "campo",
                                                        "enfermedades")), ranked[pid]
     assert english_part(f"{english} Resumen: {spanish}") == ("en", english)
+    assert english_part(f"{english} {chinese}") == ("en", english)  # another script
+    maths = f"{english} Let α, β, γ ∈ ℝ be given."  # Greek symbols: English still
+    assert english_part(maths) == ("en", maths)
 
 
 def test_cold_model_load_prints_no_harmless_load_report() -> None:

@@ -52,7 +52,7 @@ def language_of(text: str) -> str:
     text mostly in another script than Latin (Chinese, Russian, Arabic) goes to the
     identifier however short. The first _SAMPLE characters tell."""
     text = text[:_SAMPLE]
-    if not text.isascii() and len(_OTHER_SCRIPT.findall(text)) > len(_LETTER.findall(text)) / 2:
+    if _other_script(text):
         return _identify()(text)[0]
     words = _WORDS.findall(text.lower())
     if len(words) < _MIN_WORDS or sum(w in FUNCTION_WORDS for w in words) >= (
@@ -64,10 +64,11 @@ def language_of(text: str) -> str:
 # a sentence of at least _SENTENCE_WORDS words is English at _SENTENCE_SHARE function words
 # or more and another language's under _FOREIGN_SHARE (English sentences of the ICLR
 # abstracts: about a third); between them, or shorter, it goes with its neighbours
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])\s*(?=\S)")
 _SENTENCE_WORDS = 6
 _SENTENCE_SHARE = 0.12
 _FOREIGN_SHARE = 0.06
+_SCRIPT_LETTERS = 10
 
 
 def english_part(text: str) -> tuple[str, str]:
@@ -77,7 +78,8 @@ def english_part(text: str) -> tuple[str, str]:
     every ICLR and source-sample record; (language, "") for a text with no English
     passage of _MIN_WORDS words. A passage is two or more sentences, or one of
     _MIN_WORDS words or more, whose share of English function words is under
-    _FOREIGN_SHARE, and which the identifier names as another language."""
+    _FOREIGN_SHARE, or one mostly in another script (a Chinese abstract beside the
+    English one), and which the identifier names as another language."""
     language = language_of(text)
     sentences = _SENTENCE.split(text)
     kinds = [_sentence_kind(s) for s in sentences]
@@ -87,14 +89,18 @@ def english_part(text: str) -> tuple[str, str]:
     if all(keep):
         return language, text if language == "en" else ""
     english = " ".join(s for s, k in zip(sentences, keep, strict=True) if k)
+    if language == "en":  # what went was named as another language by the identifier
+        return language, english
     enough = len(_WORDS.findall(english)) >= _MIN_WORDS
-    if language == "en":
-        return language, english if enough else text
     return ("en", english) if enough and language_of(english) == "en" else (language, "")
 
 
 def _sentence_kind(sentence: str) -> str:
-    """"en", "other" or "?" (too short or between): by English function words."""
+    """"en", "other" or "?" (too short or between): by English function words; a sentence
+    mostly in another script than Latin (_SCRIPT_LETTERS letters of it at least) is
+    "other" however few its words."""
+    if _other_script(sentence, _SCRIPT_LETTERS):
+        return "other"
     words = _WORDS.findall(sentence.lower())
     if len(words) < _SENTENCE_WORDS:
         return "?"
@@ -122,12 +128,21 @@ def _english_sentences(sentences: list[str], kinds: list[str], english: bool) ->
         if not english:
             foreign = True  # only English sentences are read from a text in another language
         else:
-            foreign = (others >= 2 or others == 1 and len(_WORDS.findall(text)) >= _MIN_WORDS) \
-                and _identify()(text)[0] != "en"
+            foreign = (others >= 2 or others == 1 and len(_WORDS.findall(text)) >= _MIN_WORDS
+                       or _other_script(text, _SCRIPT_LETTERS)) and _identify()(text)[0] != "en"
         if foreign:
             keep[i:j] = [False] * (j - i)
         i = j
     return keep
+
+
+def _other_script(text: str, least: int = 0) -> bool:
+    """Mostly letters of another script than Latin (Chinese, Russian, Arabic), and at
+    least `least` of them (a sentence of Greek symbols, "Let α, β, γ ∈ ℝ", is English)."""
+    if text.isascii():
+        return False
+    other = len(_OTHER_SCRIPT.findall(text))
+    return other >= least and other > len(_LETTER.findall(text)) / 2
 
 
 def foreign_note(foreign: Mapping[str, str]) -> str:
