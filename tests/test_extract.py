@@ -980,6 +980,13 @@ def test_a_paper_not_in_english_gets_no_concepts(cache_dir: Path) -> None:
                                                        "enfermedades")), ranked[pid]
     assert english_part(f"{english} Resumen: {spanish}") == ("en", english)
     assert english_part(f"{english} {chinese}") == ("en", english)  # another script
+    # one short sentence, by two function words of its language ("un", "de"); a title in
+    # capitals that py3langid calls Latin stays (ICLR 2025: "DynaPrompt: Dynamic Test-Time
+    # Prompt Tuning.")
+    assert english_part(f"Ce travail présente un réseau de neurones. {english}") == (
+        "en", english)
+    titled = f"DynaPrompt: Dynamic Test-Time Prompt Tuning. {english}"
+    assert english_part(titled) == ("en", titled)
     maths = f"{english} Let α, β, γ ∈ ℝ be given."  # Greek symbols: English still
     assert english_part(maths) == ("en", maths)
 

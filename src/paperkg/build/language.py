@@ -69,6 +69,17 @@ _SENTENCE_WORDS = 6
 _SENTENCE_SHARE = 0.12
 _FOREIGN_SHARE = 0.06
 _SCRIPT_LETTERS = 10
+# function words of French, Spanish, Portuguese, German and Italian that English never
+# writes: two of them make one short sentence another language's ("Ce travail présente un
+# réseau de neurones."), where a title in capitals is none (py3langid calls 28 ICLR titles
+# Latin, Bikol or French)
+_FOREIGN_WORDS = frozenset("""
+de la le les des du un une et est dans pour sur avec nous cette ces leur
+el los las del una por para como sobre entre pero
+os um uma são não com pelo pela
+der das und ist mit für von zu den dem ein eine nicht wir sich auf
+della delle gli che sono alla nel
+""".split())
 
 
 def english_part(text: str) -> tuple[str, str]:
@@ -77,9 +88,10 @@ def english_part(text: str) -> tuple[str, str]:
     English abstract, or before it); ("en", text) as it is when there is none, which is
     every ICLR and source-sample record; (language, "") for a text with no English
     passage of _MIN_WORDS words. A passage is two or more sentences, or one of
-    _MIN_WORDS words or more, whose share of English function words is under
-    _FOREIGN_SHARE, or one mostly in another script (a Chinese abstract beside the
-    English one), and which the identifier names as another language."""
+    _MIN_WORDS words or more or with two function words of another language, whose share
+    of English function words is under _FOREIGN_SHARE, or one mostly in another script (a
+    Chinese abstract beside the English one), and which the identifier names as another
+    language."""
     language = language_of(text)
     sentences = _SENTENCE.split(text)
     kinds = [_sentence_kind(s) for s in sentences]
@@ -128,7 +140,9 @@ def _english_sentences(sentences: list[str], kinds: list[str], english: bool) ->
         if not english:
             foreign = True  # only English sentences are read from a text in another language
         else:
-            foreign = (others >= 2 or others == 1 and len(_WORDS.findall(text)) >= _MIN_WORDS
+            words = _WORDS.findall(text.lower())
+            foreign = (others >= 2 or others == 1 and len(words) >= _MIN_WORDS
+                       or len(_FOREIGN_WORDS.intersection(words)) >= 2
                        or _other_script(text, _SCRIPT_LETTERS)) and _identify()(text)[0] != "en"
         if foreign:
             keep[i:j] = [False] * (j - i)
