@@ -69,8 +69,8 @@ _SENTENCE_WORDS = 6
 _SENTENCE_SHARE = 0.12
 _FOREIGN_SHARE = 0.06
 _SCRIPT_LETTERS = 10
-# function words of French, Spanish, Portuguese, German and Italian that English never
-# writes: two of them make one short sentence another language's ("Ce travail présente un
+# function words of French, Spanish, Portuguese, German and Italian that English hardly
+# ever writes: two of them make one short sentence another language's ("Ce travail présente un
 # réseau de neurones."), where a title in capitals is none (py3langid calls 28 ICLR titles
 # Latin, Bikol or French)
 _FOREIGN_WORDS = frozenset("""
@@ -121,10 +121,11 @@ def _sentence_kind(sentence: str) -> str:
 
 
 def _english_sentences(sentences: list[str], kinds: list[str], english: bool) -> list[bool]:
-    """Which sentences to read: runs of "other" and "?" sentences between English ones go
-    when they hold two "other" sentences, or one of _MIN_WORDS words, and the identifier
-    names the run as another language; the rest stays. In a text not taken as English,
-    only the English sentences (and the "?" ones among them) stay."""
+    """Which sentences to read: a run of "other" and "?" sentences between English ones
+    goes when it holds two "other" sentences, or one of _MIN_WORDS words or with two of
+    _FOREIGN_WORDS, or is mostly in another script, and the identifier names it as
+    another language; the rest stays. Of a text not taken as English only its English
+    sentences stay."""
     keep = [True] * len(sentences)
     i = 0
     while i < len(sentences):
