@@ -239,10 +239,11 @@ def extract_concepts(
     which of its picks a KG keeps (`trusted`). A paper not in English gets no concepts
     (`build.language`); `foreign` receives its language by paper id. Of a bilingual
     record only the English is read."""
+    docs = [document_text(p) for p in papers]
     # what is read of each text: its English (a bilingual record's other language left out)
-    read = [english_part(document_text(p)) for p in papers]
+    read = [english_part(doc) for doc in docs]
     languages = [lang for lang, _ in read]
-    docs = [text or document_text(p) for p, (_, text) in zip(papers, read, strict=True)]
+    docs = [text or doc for doc, (_, text) in zip(docs, read, strict=True)]
     known = prior.known() if prior else None
     cands = _all_candidates([text for _, text in read], settings.max_words, known, progress)
     if foreign is not None:

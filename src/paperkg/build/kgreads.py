@@ -87,8 +87,8 @@ class KGReads:
 
     def prefetch(self, kg: Path) -> None:
         """Read what the next update will read, now, and clean the abstracts that label
-        casing may read (0.35 ms each: about 4 s for the full ICLR KG once, then only
-        the new or changed ones; an update cleaned some 1,500 of them, 0.4 s)."""
+        casing may read (about 0.7 ms each: 8 s for the full ICLR KG once, then only the
+        new or changed ones; an update cleaned some 1,500 of them, 0.2-0.4 s)."""
         from paperkg.build.labels import CleanAbstracts
 
         abstracts = CleanAbstracts(self.papers(kg), self.cleaned)

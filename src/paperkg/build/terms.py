@@ -147,13 +147,11 @@ def abbreviations(text: str) -> list[Abbreviation]:
         if len(long) <= len(inner) or n_words > core + 2:
             continue
         if modifier:  # "robust principal component analysis (robust PCA)" only
-            head = text[: match.start()].rstrip()
-            if not head.endswith(long):
+            said = re.search(rf"(?:^|\s)({re.escape(modifier)})\s+{re.escape(long)}$", before,
+                             re.IGNORECASE)
+            if said is None:
                 continue
-            head = head[: len(head) - len(long)].rstrip()
-            if not re.search(rf"(?:^|\s){re.escape(modifier)}$", head, re.IGNORECASE):
-                continue
-            long = f"{head[len(head) - len(modifier):]} {long}"
+            long = f"{said.group(1)} {long}"
         found[short] = Abbreviation(short, long)
     return list(found.values())
 
