@@ -304,12 +304,14 @@ def test_the_report_lists_at_most_twenty_violations(graph: Graph) -> None:
     assert len(lines) == 6
 
 
+@pytest.mark.parametrize("piece", [3, 50_000])
 @pytest.mark.parametrize("edit", ["none", "second label", "broader not a concept",
                                   "score above one", "merge rule unknown"])
-def test_validation_in_pieces_agrees_with_the_whole_graph(edit: str) -> None:
-    """The streamed check (the scheme, its merge decisions, then the papers one by one)
-    gives the whole graph's verdict: a paper linking to concepts of the scheme and to an
-    author of an earlier paper is not a violation, and a violation in any piece is found,
+def test_validation_in_pieces_agrees_with_the_whole_graph(edit: str, piece: int) -> None:
+    """The streamed check (the scheme in pieces of about `piece` triples, its merge
+    decisions, then the papers one by one) gives the whole graph's verdict: a concept
+    linking to one of another piece, a paper linking to concepts of the scheme and to an
+    author of an earlier paper are no violations, and a violation in any piece is found,
     once."""
     from paperkg.build.rdf import iter_triples
     from paperkg.build.shacl import validate_stream
@@ -338,7 +340,7 @@ def test_validation_in_pieces_agrees_with_the_whole_graph(edit: str) -> None:
     for t in triples:
         whole.add(t)
     expected = validate(whole)
-    streamed = validate_stream(iter(triples), papers_per_batch=1)
+    streamed = validate_stream(iter(triples), papers_per_batch=1, scheme_piece=piece)
     assert (streamed.conforms, streamed.violations) == (expected.conforms,
                                                         expected.violations)
     assert streamed.conforms == (edit == "none")

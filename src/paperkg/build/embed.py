@@ -108,6 +108,12 @@ class StaticEmbedder:
         self.pca_dims = pca_dims
         self.name = f"all-MiniLM-L6-v2-static-m2v{pca_dims}"
 
+    def prepare(self) -> None:
+        """Distil the model now if this machine has none yet (a build does it before it
+        reads the corpus: the distillation is a child process of about 0.7 GB, which on
+        top of the full corpus's statistics made the build's peak), and load it."""
+        self._model()
+
     def _model(self) -> Any:
         target = self.cache_dir / "models" / self.name
 

@@ -54,6 +54,8 @@ def _extract_on(
     from paperkg.build.embed import make_embedder
 
     embedder = make_embedder(settings.embedder, settings.cache)
+    if cluster is None:
+        _prepare(embedder)
     ext = ExtractSettings.of(settings)
     prior = keyword_prior(papers, settings, rep, cluster)
     rep.step("counting the corpus share of every candidate phrase")
@@ -74,6 +76,17 @@ def _extract_on(
         cache.add(todo, fresh)
     return (info, {p.id: hits[p.id] if p.id in hits else fresh[p.id] for p in papers},
             embedder, stats)
+
+
+def _prepare(embedder: Embedder) -> None:
+    """The static embedder's model made (`StaticEmbedder.prepare`) before the corpus
+    statistics are in memory."""
+    from paperkg.build.embed import CachedEmbedder
+    from paperkg.build.staticmap import MappedEmbedder
+
+    inner = embedder.inner if isinstance(embedder, CachedEmbedder) else embedder
+    if isinstance(inner, MappedEmbedder):
+        inner.static.prepare()
 
 
 def extractor_under(epoch: Epoch, settings: Settings

@@ -4,8 +4,11 @@ The shapes are flat: each one looks at a node of its target class, that node's o
 and the types of the nodes it links to (`sh:class`). So the KG is checked in pieces with
 the verdict of a whole-graph run:
 - the concept scheme (everything `rdf.iter_triples` yields before the first paper: the
-  scheme, the extractor, concepts, topics, merge decisions), once, when the first paper
-  comes, with the shapes whose target classes occur in it, and then let go;
+  scheme, the extractor, concepts, topics, merge decisions), when the first paper comes:
+  its nodes grouped by their classes and cut into pieces of about 50,000 triples, each
+  node with all its own triples and the types of the nodes it links to, checked with the
+  shapes of its classes on its own nodes only (the scheme of the full ICLR KG, 0.5M
+  triples, held in one rdflib graph took 0.65 GB with pySHACL's working set);
 - the papers in batches of 1,000 (each with its mentions and source records, and the
   authors and venues it names first), with the other shapes, plus the `rdf:type` triples
   of the concepts and extractor they link to and all triples of the authors and venues
@@ -31,6 +34,7 @@ from paperkg.vocab import PKG, RDF, SH
 __all__ = ["validate_stream", "warm_shapes"]
 
 Triple = tuple[Node, Node, Node]
+SCHEME_PIECE = 50_000  # triples of the concept scheme checked at a time
 _TYPE, _PAPER, _MERGE = RDF.type, PKG.Paper, PKG.MergeDecision
 
 
@@ -53,17 +57,19 @@ def _shapes_by_target() -> dict[Node, list[Node]]:
 
 def validate_stream(triples: Iterable[Triple], papers_per_batch: int = 1000,
                     max_listed: int = 20, context: Mapping[URIRef, Sequence[Node]] | None = None,
-                    ) -> ValidationReport:
+                    scheme_piece: int = SCHEME_PIECE) -> ValidationReport:
     """Validate the KG triples of `rdf.iter_triples` (scheme first, then paper by paper).
     `context`: the types of nodes the triples link to but do not describe (a part of the
     KG, as an update writes it): they satisfy the links' `sh:class`, and are not judged.
+    `scheme_piece`: about how many triples of the scheme are checked at a time.
 
     The cyclic garbage collector is paused while the pieces' graphs are built, and run
     once after each piece is let go: its passes over millions of new rdflib objects, which
     reference counting frees anyway, cost the full ICLR KG 66 s → 54 s."""
     with paused_gc():
         try:
-            return _validate_stream(triples, papers_per_batch, max_listed, context or {})
+            return _validate_stream(triples, papers_per_batch, max_listed, context or {},
+                                    scheme_piece)
         finally:
             _collect_piece()
 
@@ -78,14 +84,13 @@ def _collect_piece() -> None:
 
 def _validate_stream(triples: Iterable[Triple], papers_per_batch: int,
                      max_listed: int, context: Mapping[URIRef, Sequence[Node]],
-                     ) -> ValidationReport:
+                     scheme_piece: int) -> ValidationReport:
     # of scheme nodes (and of the context's)
     types: dict[Node, list[Node]] = defaultdict(list, {n: list(k) for n, k in context.items()})
     shared: dict[Node, list[Triple]] = defaultdict(list)  # authors, venues
-    # the scheme goes straight into its graph (a list besides would hold it twice) and is
-    # checked, then let go, when the first paper comes: all its types are known by then;
-    # its merge decisions (a fifth of it) are a piece of their own, checked after it
-    scheme: Graph | None = Graph()
+    # the scheme's triples by subject, checked when the first paper comes (all its types
+    # are known by then); its merge decisions (a fifth of it) are a piece of their own
+    scheme: dict[Node, list[Triple]] | None = defaultdict(list)
     merges: list[Triple] = []
     batch: list[Triple] = []
     lines: list[str] = []
@@ -97,9 +102,8 @@ def _validate_stream(triples: Iterable[Triple], papers_per_batch: int,
         s, p, o = t
         if p == _TYPE and o == _PAPER:
             if scheme is not None:
-                count += _check_scheme(scheme, types, lines, context)
+                count += _check_scheme(scheme, types, lines, context, scheme_piece)
                 scheme = None
-                _collect_piece()  # the scheme's graph: freed before the next piece
                 count += _check_merges(merges, types, lines)
                 merges = []
                 paper_shapes = _other_shapes(types)
@@ -111,19 +115,14 @@ def _validate_stream(triples: Iterable[Triple], papers_per_batch: int,
         if scheme is not None:
             if p == _TYPE:
                 types[s].append(o)
-            if _MERGE in types.get(s, ()):
-                merges.append(t)
-                if p != _TYPE:
-                    continue  # the scheme keeps its type: a concept's pkg:merge points to it
-            scheme.add(t)
+            (merges if _MERGE in types.get(s, ()) else scheme[s]).append(t)
             continue
         batch.append(t)
         if prefix is not None and not str(s).startswith(prefix) and s != _paper_of(prefix):
             shared[s].append(t)
     if scheme is not None:  # no papers
-        count += _check_scheme(scheme, types, lines, context)
+        count += _check_scheme(scheme, types, lines, context, scheme_piece)
         scheme = None
-        _collect_piece()
         count += _check_merges(merges, types, lines)
         paper_shapes = _other_shapes(types)
     count += _check(batch, paper_shapes, lines, types, shared)
@@ -146,30 +145,51 @@ def _other_shapes(scheme_types: dict[Node, list[Node]]) -> list[Node]:
             for sh in shapes]
 
 
-def _check_scheme(graph: Graph, types: dict[Node, list[Node]], lines: list[str],
-                  context: Mapping[URIRef, Sequence[Node]]) -> int:
-    """The concepts, topics and fields in one piece: in pieces, every node a piece links
-    to (a topic's member concepts) would be judged there too, failing, then dropped
-    (measured on the full KG at 50k-200k triples a piece: 2-4x slower, at most 0.1 GB
-    less memory). The merge decisions, which only link outwards, are a piece of their
-    own (`_check`), checked after this graph is let go."""
-    kinds = {o for v in types.values() for o in v} - {_MERGE}
-    own = {s for s in graph.subjects() if _MERGE not in types.get(s, ()) and s not in context}
-    if not context:
-        return _judge(graph, own, [sh for c in kinds for sh in _shapes_by_target().get(c, ())],
-                      lines)
-    # the context's nodes get their types, so that links to them hold; typed, they would
-    # be targets too (and fail, being described elsewhere), so the shapes of each class
-    # are run on the piece's own nodes of that class only
-    for node, kinds_of in context.items():
-        if (node, None, None) in graph or (None, None, node) in graph:
-            for kind in kinds_of:
-                graph.add((node, _TYPE, kind))
+def _check_scheme(scheme: dict[Node, list[Triple]], types: dict[Node, list[Node]],
+                  lines: list[str], context: Mapping[URIRef, Sequence[Node]],
+                  piece: int) -> int:
+    """The concepts, topics and fields, in pieces of about `piece` triples: the nodes of
+    one set of classes, each with all its triples (its narrower links come after the
+    concepts), the nodes they link to by their types only, and the shapes of those classes
+    run on the piece's own nodes (pySHACL's `focus_nodes`), so a linked node is never
+    judged by the triples it lacks there. The shapes are flat (`ontology/shapes.ttl`): a
+    node's verdict depends only on its own triples and its links' types, so pieces give the
+    one graph's verdict. A node of `context` is described elsewhere and not judged."""
+    by_classes: dict[frozenset[Node], list[Node]] = defaultdict(list)
+    for node in scheme:
+        if node not in context:
+            by_classes[frozenset(types.get(node, ()))].append(node)
     found = 0
-    for c in kinds:
-        focus = [n for n in own if c in types.get(n, ())]
-        if focus and c in _shapes_by_target():
-            found += _judge(graph, own, _shapes_by_target()[c], lines, focus)
+    for classes, nodes in by_classes.items():
+        shapes = [sh for c in classes for sh in _shapes_by_target().get(c, ())]
+        if not shapes:
+            continue
+        focus: list[Node] = []
+        size = 0
+        for i, node in enumerate(nodes):
+            focus.append(node)
+            size += len(scheme[node])
+            if size >= piece or i == len(nodes) - 1:
+                found += _check_nodes(scheme, focus, types, shapes, lines)
+                focus, size = [], 0
+    return found
+
+
+def _check_nodes(scheme: dict[Node, list[Triple]], nodes: list[Node],
+                 types: dict[Node, list[Node]], shapes: list[Node], lines: list[str]) -> int:
+    """`nodes` of the scheme with their own triples and their links' types, judged."""
+    graph = Graph()
+    for node in nodes:
+        for t in scheme[node]:
+            graph.add(t)
+    own = set(nodes)
+    for o in set(graph.objects()):
+        if isinstance(o, URIRef) and o not in own:
+            for kind in types.get(o, ()):
+                graph.add((o, _TYPE, kind))
+    found = _judge(graph, own, shapes, lines, nodes)
+    del graph
+    _collect_piece()
     return found
 
 
