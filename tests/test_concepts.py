@@ -1031,22 +1031,24 @@ def test_a_labels_capitals_run_from_its_first_word() -> None:
     name gave "Temporal". A name of its own keeps its capital, and so does a word English
     does not know ("Chinese" in ICLR 2025 s2jLQDqVUE's title). A title word the abstract
     only writes in another number takes that word's case ("Outlier Synthesis" where the
-    abstract says "outliers", N6ba2xsmds)."""
+    abstract says "outliers", N6ba2xsmds). Capitals before a lowered word go too: ICLR
+    2025 q3Z2v2mt1R's title gave "Conditional Random fields"."""
     scheme = _scheme({
         "a": ["Zero-shot Chinese Character Recognition"], "b": ["Global Economic Prospects"],
         "c": ["Hidden Markov Models"], "d": ["Marked Temporal Point Processes"],
-        "e": ["Outlier Synthesis"],
+        "e": ["Outlier Synthesis"], "f": ["Conditional Random Fields"],
     }, {"a": "Existing zero-shot character recognition methods fail on rare characters.",
         "b": "Over the next years. Global Economic Prospects 2007 analyzes the global "
              "economy and economic growth.",
         "c": "We fit hidden Markov models to speech.",
         "d": "Methods such as Marked Temporal Point Processes (MTPP) rely on marked events. "
              "We introduce DeTPP (Detection-based Temporal Point Processes).",
-        "e": "We sample virtual outliers for detection."})
+        "e": "We sample virtual outliers for detection.",
+        "f": "We smooth the label fields of a graph with a Conditional Random Field."})
     labels = {c.pref_label for c in scheme.concepts.values()}
     assert {"zero-shot Chinese character recognition", "global economic prospects",
             "hidden Markov models", "marked temporal point processes",
-            "outlier synthesis"} <= labels, labels
+            "outlier synthesis", "conditional random fields"} <= labels, labels
 
 
 def test_a_participle_compound_before_a_noun_is_a_modifier() -> None:

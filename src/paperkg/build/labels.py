@@ -241,29 +241,36 @@ def prose_case(form: str, is_name: bool, names: NameEvidence | None = None,
         return " ".join(c if c.lower() in FUNCTION_WORDS or not c[:1].islower() else (
             c[:1].upper() + c[1:] if title else c) for c in cased)
     if names is not None:
-        _capitals_after_lowered(words, cased, names, papers)
+        _capitals_beside_lowered(words, cased, names, papers)
     return " ".join(cased)
 
 
-def _capitals_after_lowered(words: Sequence[str], cased: list[str], names: NameEvidence,
-                            papers: list[str]) -> None:
-    """A name's capitals run from its first word: after a capitalised word of the form
-    that prose case lowered, a later English word (or the field's, "Classifier") keeps its
-    capital only if the papers capitalise it standing alone ("hidden Markov models").
+def _capitals_beside_lowered(words: Sequence[str], cased: list[str], names: NameEvidence,
+                             papers: list[str]) -> None:
+    """A name's capitals are its own. After a capitalised word of the form that prose case
+    lowered, a later English word (or the field's, "Classifier") keeps its capital only if
+    the papers capitalise it standing alone ("hidden Markov models"); the capitalised
+    English words before it keep theirs only if one of them is so capitalised ("Segment
+    Anything model"). Each word's case is judged apart, some by other phrases' uses:
     "Global Economic Prospects 2007 analyzes", "Marked Temporal Point Processes (MTPP)",
-    "Semi-supervised Diffusion Maps" gave "global economic Prospects", "marked Temporal
-    point processes", "semi-supervised diffusion Maps": each word's case was judged apart,
-    some by other phrases' uses. A word neither English nor the field knows may be a name
-    without such evidence ("Chinese", "Wasserstein") and keeps its capital, so a title's
-    "Large Hadron Collider (LHC)" stays "large hadron Collider"."""
-    lowered = False
-    for k, (word, out) in enumerate(zip(words, cased, strict=True)):
-        if out != word and out == out.lower():
-            lowered = True
-        elif lowered and out[:1].isupper() and out.isalpha() and not is_acronym(out) and (
-                _common(out) or _common(singular(out))) and (
-                not names.capitalised_alone(out, papers)):
-            cased[k] = out.lower()
+    "Conditional Random Fields" gave "global economic Prospects", "marked Temporal point
+    processes", "Conditional Random fields". A word neither English nor the field knows may
+    be a name without such evidence ("Chinese", "Wasserstein"), and so may an eponym
+    ("Bayesian"): they keep their capitals, so a title's "Large Hadron Collider (LHC)" stays
+    "large hadron Collider"."""
+    lowered = [out != word and out == out.lower() for word, out in zip(words, cased,
+                                                                         strict=True)]
+    if not any(lowered):
+        return
+    first = lowered.index(True)
+    plain = [k for k, out in enumerate(cased) if out[:1].isupper() and out.isalpha()
+             and not is_acronym(out) and out.lower() not in _EPONYMS
+             and (_common(out) or _common(singular(out)))]
+    alone = {k for k in plain if names.capitalised_alone(cased[k], papers)}
+    before = [k for k in plain if k < first]
+    for k in plain:
+        if k not in alone and (k > first or alone.isdisjoint(before)):
+            cased[k] = cased[k].lower()
 
 
 def _common(word: str) -> bool:
