@@ -149,7 +149,8 @@ def test_extract_writes_ranked_concepts(tmp_path: Path, cache_dir: Path,
     assert sum(not c["kept"] for r in rows for c in r["concepts"]) > 0, "a tail the KG drops"
     assert len(rows[0]["concepts"]) >= 10
     given = tmp_path / "given.jsonl"  # a least probability given: the list is cut there
-    assert _run(capsys, "extract", str(src), "--out", str(given), "--min-score", "0.2",
+    # `-o` is `--out`, as on every command that writes a file or a KG
+    assert _run(capsys, "extract", str(src), "-o", str(given), "--min-score", "0.2",
                 "--cache-dir", str(cache_dir))[0] == 0
     for r, cut in zip(rows, [json.loads(line) for line in given.read_text().splitlines()],
                       strict=True):

@@ -49,7 +49,8 @@ def _build_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                                      "files (OpenReview, arXiv, OpenAlex, S2, BibTeX, RIS, CSV)")
     c.add_argument("inputs", nargs="+", type=Path, metavar="INPUT")
     _format_alias(c)
-    c.add_argument("--out", type=Path, required=True, metavar="KG_DIR")
+    c.add_argument("-o", "--out", type=Path, required=True, metavar="KG_DIR",
+                   help="the KG directory to write (replaced whole once it is built)")
     c.add_argument("--skip-invalid", action="store_true",
                    help="keep valid records; write rejected ones to KG_DIR/rejects.jsonl")
     add_arguments(c, BUILD_SETTINGS)
@@ -85,7 +86,8 @@ def _build_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     c.add_argument("--data", type=Path, metavar="FOLDER",
                    help="folder of seed .txt files (default: the 38 demo abstracts shipped "
                         "with paperkg)")
-    c.add_argument("--out", type=Path, default=Path("kg"), metavar="KG_DIR")
+    c.add_argument("-o", "--out", type=Path, default=Path("kg"), metavar="KG_DIR",
+                   help="the KG directory to write (default: kg)")
     add_arguments(c, BUILD_SETTINGS)
 
     c = sub.add_parser("fetch", help="download OpenReview, arXiv or OpenAlex records as "
@@ -107,7 +109,7 @@ def _build_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     c = sub.add_parser("extract", help="canonical, typed concepts per record, as JSON Lines")
     c.add_argument("input", type=Path, help=".jsonl[.gz] with id, abstract and optional title")
-    c.add_argument("--out", type=Path, required=True, help="FILE.jsonl to write")
+    c.add_argument("-o", "--out", type=Path, required=True, help="FILE.jsonl to write")
     c.add_argument("--skip-invalid", action="store_true", help="skip bad records, say which")
     c.add_argument("--keywords-from", type=Path, action="append", default=[], metavar="FILE",
                    help="learn which phrases authors choose as keywords from the author "
