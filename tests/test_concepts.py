@@ -665,6 +665,23 @@ def test_title_case_in_hyphens_definitions_and_shouted_phrases() -> None:
             "chain of thought", "deep Q-learning"} <= labels, labels
 
 
+def test_an_eponyms_capital_stays_without_evidence() -> None:
+    """PMLR v224 shen23 ("Computationally Efficient High-Dimensional Bayesian Optimization
+    via Variable Selection"; its abstract writes "Bayesian" only where a sentence starts):
+    English knows "bayesian", but an eponym keeps its capital in a title's phrase, a
+    shouted one and a hyphenated word; where the papers write it in lower case, so does
+    the label."""
+    scheme = _scheme({
+        "a": ["High-Dimensional Bayesian Optimization", "Non-Euclidean Geometry",
+              "BOOLEAN SATISFIABILITY"],
+        "b": ["Euclidean Distance"],
+    }, {"a": "Bayesian Optimization (BO) is a widely-used method. We study it.",
+        "b": "We use a euclidean distance."})
+    labels = {c.pref_label for c in scheme.concepts.values()}
+    assert {"high-dimensional Bayesian optimization", "non-Euclidean geometry",
+            "Boolean satisfiability", "euclidean distance"} <= labels, labels
+
+
 def test_a_short_form_defined_in_a_shouted_title_is_named_as_the_text_writes_it() -> None:
     """ICLR 2025 GHaoCSlhcK: "PROGRESSIVE KNOWLEDGE DISTILLATION (PKD): A MODULAR
     APPROACH …", and "PKD, a Progressive Knowledge Distillation framework" in the text: the

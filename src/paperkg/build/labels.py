@@ -189,12 +189,13 @@ def _shouted(word: str) -> bool:
 
 
 def _shouted_words(word: str) -> bool:
-    """"INSTRUCTION-FOLLOWING", "DATA-FREE": capitals on English words (or prefixes) only,
-    a heading's; "ME-LORA", "WISDOM-7B", "CURVALID" are names whatever their case, and "AI
-    AGENTS" keeps "AI"."""
+    """"INSTRUCTION-FOLLOWING", "DATA-FREE", "SATISFIABILITY": capitals on English words
+    (or prefixes, or a long word built as an English one) only, a heading's; "ME-LORA",
+    "WISDOM-7B", "CURVALID" are names whatever their case, and "AI AGENTS" keeps "AI"."""
     parts = [p for p in word.split("-") if p]
     return word.isupper() and bool(parts) and all(
-        p.isalpha() and (is_common_word(p) and not is_acronym(p) or p.lower() in WORD_PREFIXES)
+        p.isalpha() and (is_common_word(p) and not is_acronym(p) or p.lower() in WORD_PREFIXES
+                         or len(p) >= 7 and _built_as_english(p.lower()))
         for p in parts)  # "AI" is English ("ai", a sloth) but an acronym first
 
 
@@ -211,11 +212,20 @@ def _looks_like_name(word: str) -> bool:
     common noun or a verb's -ing form, or an English word negated ("Spatiotemporal",
     "Intertidal", "Parametric", "Optimizers", "Denoising", "Unpaired", "Nonconvex")."""
     low = word.lower()
-    if low.isalpha() and (ADJ_SUFFIX.search(low) or low.endswith("ic")
-                          or _NOUN_SUFFIX.search(low) or is_verb_ing(low)
-                          or _prefixed_word(low, _NEGATIONS)):
+    if low in _EPONYMS:  # English knows "bayesian", but writes "Bayesian" (a name's)
+        return True
+    if _built_as_english(low):
         return False
     return not any(_common(part) for part in word.split("-") if part)
+
+
+def _built_as_english(low: str) -> bool:
+    """A lower-case word built as an adjective, a common noun or a verb's -ing form, or an
+    English word negated, whether or not the lexicon knows it ("spatiotemporal",
+    "satisfiability", "denoising", "nonconvex")."""
+    return low.isalpha() and bool(
+        ADJ_SUFFIX.search(low) or low.endswith("ic") or _NOUN_SUFFIX.search(low)
+        or is_verb_ing(low) or _prefixed_word(low, _NEGATIONS))
 
 
 def prose_case(form: str, is_name: bool, names: NameEvidence | None = None,
@@ -302,6 +312,8 @@ def _word_case(word: str, names: NameEvidence | None, papers: list[str],
     if spelled is None and names is not None and word.isalpha() and _lower_in_other_number(
             word, names, papers):
         return word.lower()  # a title's "Outlier Synthesis" where the abstract says "outliers"
+    if shouted and word.lower() in _EPONYMS:
+        return word.capitalize()  # "BAYESIAN OPTIMIZATION": "Bayesian optimization"
     if shouted and (alone or len(parts) == 1):
         # "INSTRUCTION-FOLLOWING", "OVERFITTING"; a title's name alone: "WISDOM-7B"; in a
         # shouted phrase with no other evidence, "DEEP" of "DEEP REINFORCEMENT LEARNING"
@@ -336,6 +348,9 @@ def _part_case(part: str, names: NameEvidence | None, papers: list[str],
     if is_acronym(part) and not (part.isupper() and (shouting or _shouted(part))):
         return part
     low = part.lower()
+    if low in _EPONYMS:  # "Non-Euclidean": as the papers write it, else a name's capital
+        spelled = names.word_spelling(part, papers) if names is not None else None
+        return spelled or part[:1].upper() + part[1:].lower()
     if names is not None and not _common(part) and (len(part) == 1 or (
             low not in WORD_PREFIXES and not is_verb_ing(low) and _looks_like_name(part))):
         spelled = names.word_spelling(part, papers)
