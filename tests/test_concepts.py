@@ -947,7 +947,8 @@ def test_a_resident_process_names_again_only_what_changed() -> None:
     (`naming.NamingMemo`, stamped with the KG it wrote). Unchanged keys are taken from it
     and give the scheme a fresh build gives; a paper whose text changed, a KG another
     process wrote (another stamp) and a label another key took are named again."""
-    from paperkg.build.labels import CleanAbstracts, NameEvidence, label_choice
+    from paperkg.build.evidence import NameEvidence
+    from paperkg.build.labels import CleanAbstracts, label_choice
     from paperkg.build.naming import NamingMemo
 
     extracted, before, after, label = _prompt_corruption()

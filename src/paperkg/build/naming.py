@@ -18,9 +18,10 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from functools import cache
 
+from paperkg.build.evidence import NameEvidence
 from paperkg.build.hierarchy import broader_of
 from paperkg.build.kinds import vote_kind
-from paperkg.build.labels import CleanAbstracts, NameEvidence, label_choice, prose_case
+from paperkg.build.labels import CleanAbstracts, label_choice, prose_case
 from paperkg.build.scheme import Concept, Merge
 from paperkg.lexicon import is_acronym, is_shouted
 from paperkg.vocab import slugify
