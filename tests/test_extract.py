@@ -1060,3 +1060,23 @@ def test_a_title_names_a_term_before_its_colon_or_question_mark() -> None:
     titled = {c.text for c, v in zip(cs, x[:, FEATURES.index("in_title")], strict=True) if v}
     assert {"PtychoFormer", "Phase Retrieval", "Wrong Tree"} <= titled, titled
     assert "ptychography" not in titled
+
+
+def test_a_modifier_alone_gives_way_to_the_term_it_opens() -> None:
+    """ICLR 2025 titles ("Transformers Learn Variable-order Markov Chains in-Context", "A
+    Dual-branch Multi-Band Neural Vocoder …"): "in-context" and "dual-branch" alone are
+    adjectives that name no thing; beside a kept term they open ("in-context learning"),
+    they are not kept, even where the keyword statistics do not call them broad, and one
+    kept only to fill the best three gives way to the longer term ("multi-agent", then
+    "multi-agent framework"). A noun of a prefix ("cross-attention") stays."""
+    from paperkg.build.keep import trusted
+
+    def narrow(_text: str) -> bool:
+        return False
+
+    picks = [("in-context learning", 0.5), ("in-context", 0.4), ("cross-attention", 0.3),
+             ("cross-attention layers", 0.2), ("dual-branch vocoder", 0.1), ("dual-branch", 0.09)]
+    assert trusted(picks, 0.01, broad=narrow) == [True, False, True, True, True, False]
+    picks = [("video generation", 0.5), ("multi-agent", 0.4), ("large language models", 0.3),
+             ("multi-agent framework", 0.001)]
+    assert trusted(picks, 0.01, broad=narrow) == [True, False, True, True]

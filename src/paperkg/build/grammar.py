@@ -41,9 +41,9 @@ from paperkg.lexicon import (
 )
 from paperkg.lexicon import pos as word_pos
 
-__all__ = ["BE_HAVE", "DETERMINERS", "bare_short_acronym", "counts_something", "idiom_object",
-           "modifies_next", "only_modifies", "possessor", "runs", "valid_single", "valid_span",
-           "verb_after_plural"]
+__all__ = ["BE_HAVE", "DETERMINERS", "bare_short_acronym", "counts_something", "degree_compound",
+           "idiom_object", "modifies_next", "only_modifies", "possessor", "runs", "valid_single",
+           "valid_span", "verb_after_plural"]
 
 
 def valid_span(words: list[str]) -> bool:
@@ -104,12 +104,18 @@ def modifies_next(toks: list[str], end: int, any_case: bool = False) -> bool:
             and (any_case or toks[end] == toks[end].lower()) and not breaks(toks[end + 1]))
 
 
-# "long-context", "many-shot", "multi-agent", "low-rank": a degree or a count and a noun,
-# hyphenated, make an adjective ("fine-tuning" is a verb's compound; "cross-attention" and
-# "self-attention", a prefix and a noun, are nouns)
+# "long-context", "many-shot", "multi-agent", "low-rank", "in-context": a degree, a count
+# or "in" and a noun, hyphenated, make an adjective ("fine-tuning" is a verb's compound;
+# "cross-attention" and "self-attention", a prefix and a noun, are nouns)
 _DEGREE_PART = re.compile(
-    r"(?!fine-tun)(?:long|short|many|few|zero|one|two|three|single|multi|high|low|large|small|"
-    r"fine|coarse|full|half|open|real)-[a-z]+", re.IGNORECASE)
+    r"(?!fine-tun)(?:long|short|many|few|zero|one|two|three|single|dual|multi|high|low|large|"
+    r"small|fine|coarse|full|half|open|real|in)-[a-z]+", re.IGNORECASE)
+
+
+def degree_compound(word: str) -> bool:
+    """One hyphenated word of a degree, a count or "in" and a noun: an adjective
+    ("long-context", "dual-branch", "in-context")."""
+    return _DEGREE_PART.fullmatch(word) is not None
 
 
 def only_modifies(toks: list[str], word: str) -> bool:
@@ -118,7 +124,7 @@ def only_modifies(toks: list[str], word: str) -> bool:
     models", "many-shot ICL", "privacy-preserving FL environments"; "open-vocabulary and
     closed-vocabulary layout generation"): a modifier there, not a concept, even one the
     field's keywords list."""
-    if not (_DEGREE_PART.fullmatch(word) or _participle_compound(word)):
+    if not (degree_compound(word) or _participle_compound(word)):
         return False
     low = word.lower()
     uses = [i for i, t in enumerate(toks) if t.lower() == low]

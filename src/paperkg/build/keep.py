@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from paperkg.build.asides import NO_ASIDES, Asides
+from paperkg.build.grammar import degree_compound
 from paperkg.build.terms import term_key
 from paperkg.lexicon import GENERIC_MODIFIERS, KIND_NOUNS, is_acronym, singular, stem
 
@@ -75,7 +76,9 @@ def trusted(picks: Sequence[tuple[str, float]], least: float,
     # word orders them ("haze-to-parameter mapper", "parameter-to-haze mapper")
     stems = [(frozenset if _LINKS.isdisjoint(words[i]) else tuple)(stem(w) for w in k.split())
              for i, k in enumerate(keys)]
-    wide = [is_broad(text) for text, _ in picks]
+    # a modifier alone ("in-context" beside "in-context learning") is broad whatever the
+    # statistics say: it names no thing of its own
+    wide = [is_broad(text) or degree_compound(text) for text, _ in picks]
     kept: list[int] = []
     passed: set[str] = set()  # examples among the best: their places are not refilled
     for i, (text, score) in enumerate(picks):
