@@ -53,6 +53,12 @@ def test_abbreviations_in_real_abstracts() -> None:
     assert _defs("We train with Proximal Policy Optimization (PPO).") == {
         "PPO": "Proximal Policy Optimization"}
     assert _defs("we use language to direct language models (LLMs) here") == {}
+    # a linking word inside a hyphenated word has its initial (ICLR 2025 b5MCteb3w7,
+    # US9k5TXVLZ): not "investigate in-context learning"; outside one it has none
+    assert _defs("In this paper, we investigate in-context learning (ICL) for RL, and "
+                 "write circuits as And-Inverter graphs (AIGs) or question-and-answer (QA) "
+                 "pairs.") == {"ICL": "in-context learning", "AIGs": "And-Inverter graphs",
+                               "QA": "question-and-answer"}
     assert _defs("results (p < 0.05) and (see Fig. 2)") == {}
     # a definition without parentheses; a synonym is no short form
     assert _defs("Low-rank adaptation, also known as LoRA, tunes few weights.") == {

@@ -80,12 +80,22 @@ def _by_initials(short: str, words: list[str]) -> str | None:
     at "Policy Optimization" (the p of "Optimization")."""
     letters = "".join(c for c in short.lower() if c.isalnum())
     for k in range(1, len(words) + 1):
-        parts = [p for w in words[-k:] for p in re.split(r"[-‐-―]", w)
-                 if p and p.lower() not in _LINK_WORDS]
-        initials = "".join(p[0].lower() for p in parts)
-        if initials == letters:
-            return " ".join(words[-k:])
+        tail = words[-k:]
+        if letters in (_initials(tail, inside=False), _initials(tail, inside=True)):
+            return " ".join(tail)
     return None
+
+
+def _initials(words: list[str], inside: bool) -> str:
+    """The initials of the words' parts (split at hyphens) but linking words; `inside`:
+    a linking word inside a hyphenated word counts ("in-context learning (ICL)",
+    "mixture-of-experts (MoE)"; not "question-and-answer (QA)")."""
+    out = []
+    for w in words:
+        parts = [p for p in re.split(r"[-‐-―]", w) if p]
+        out += [p[0].lower() for p in parts
+                if p.lower() not in _LINK_WORDS or inside and len(parts) > 1]
+    return "".join(out)
 
 
 def _best_long_form(short: str, window: str) -> str | None:
