@@ -438,6 +438,23 @@ def test_verbs_after_a_modal_a_plural_or_by_make_no_concept() -> None:
         assert kept in phrases, kept
 
 
+def test_a_perfect_tenses_participle_starts_no_concept() -> None:
+    """ICLR 2025 openings (VmR3QvfLxt, SkDNQbMQba, adhxppqQAn): after "has", "have" or
+    "had" a participle that is no adjective is the verb, so "revolutionized visual content
+    creation" and "prompted concerns" are no concepts; its object is one. A participle
+    English also uses as an adjective keeps its phrase ("have embedded systems")."""
+    phrases = {c.text for c in candidates(clean_text(
+        "Text-to-image diffusion models have revolutionized visual content creation. Large "
+        "language models (LLMs) have transformed AI research. Their susceptibility to "
+        "attacks has prompted concerns regarding practical applications. Phones have "
+        "embedded systems."))}
+    for junk in ("revolutionized visual content creation", "transformed AI research",
+                 "prompted concerns"):
+        assert junk not in phrases, junk
+    for kept in ("visual content creation", "AI research", "embedded systems"):
+        assert kept in phrases, kept
+
+
 def test_a_verb_after_to_starts_no_concept() -> None:
     """Sentences of the S2 sample (12d5071b, 7cbc2a78): after "to" (and an adverb), a
     noun/verb homograph that the field writes as a verb after "to" (the packaged counts,

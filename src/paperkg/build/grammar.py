@@ -253,6 +253,9 @@ def _splits(toks: list[str], idx: int, run: list[str]) -> bool:
     after = toks[idx + 1][1:] if idx + 1 < len(toks) else ""
     if low in generic_modifier_forms() and not any(ch.isupper() or ch.isdigit() for ch in after):
         return True  # a title's "Better and Faster Human Animation"; "Faster R-CNN" a name
+    if prev in ("has", "have", "had") and low.endswith("ed") and not run and (
+            "ADJ" not in word_pos(low) and "VERB" in word_pos(low)):
+        return True  # "LLMs have revolutionized content creation": a perfect's verb
     if run and low == "near":
         return True  # "a model near Turing-Hopf bifurcation"; "near OOD detection" stays
     if run and run[-1].lower() in _PLURAL_SUBJECTS and nxt in _OBJECT_START and _base_verb(low):
