@@ -484,6 +484,12 @@ def test_a_verb_after_to_starts_no_concept() -> None:
     for kept in ("queries", "students", "discriminative models", "ID accuracy",
                  "relative change", "support vector machines"):
         assert kept in phrases, kept
+    # before a possessive, too: ICLR 2025 S7F7IMGX4O "modules to replicate Sora’s
+    # functionalities"; "from images to GPT-4's outputs" has no verb
+    phrases = {c.text for c in candidates(clean_text(
+        "Mora leverages open-source modules to replicate Sora’s functionalities, from images "
+        "to GPT-4's outputs."))}
+    assert "replicate Sora" not in phrases and {"Sora", "GPT-4"} <= phrases, phrases
     # after "how to" any verb is one (S2 71c076b4's title); "matters" is the verb, "matter"
     # the noun (OpenAlex W1934649023 "Governance Matters", ICLR 2025 oeP6OL7ouB)
     phrases = {c.text for c in candidates(clean_text(

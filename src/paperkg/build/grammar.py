@@ -245,8 +245,9 @@ def _splits(toks: list[str], idx: int, run: list[str]) -> bool:
             prev == "to" and idx > 1 and toks[idx - 2].lower() in {"how", "what"}
             and "VERB" in word_pos(low)):
         return True  # "used to train Megatron-Turing NLG", "How to fool radiologists"
-    if prev == "to" and nxt in _OBJECT_START and "VERB" in word_pos(low):
-        return True  # "to pose a threat", "to increase the margin": "pose", "increase" verbs
+    if prev == "to" and (nxt in _OBJECT_START or idx + 1 < len(toks) and possessor(
+            toks[idx + 1]) is not None) and "VERB" in word_pos(low):
+        return True  # "to pose a threat", "to replicate Sora's functions": verbs
     if run and idx > len(run) and toks[idx - len(run) - 1].lower() in ("do", "does", "did") \
             and _base_verb(low):
         return True  # a question's verb after its subject: "Where does AlphaGo go"
