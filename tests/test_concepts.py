@@ -1142,6 +1142,10 @@ def test_a_diaeresis_without_its_backslash_is_read() -> None:
     Bridge". A quote between letters before a vowel is an umlaut; quotation marks stay."""
     assert latex_accents('a Schr"odinger Bridge, H"older and "quoted" words') == (
         'a Schrödinger Bridge, Hölder and "quoted" words')
+    # LaTeX's quotation marks are quotation marks (ICLR 2025 YFOg1LUGG1: the label was
+    # "``feeling of knowing")
+    assert clean_text("a concept referred to as the ``feeling of knowing'' (FoK)") == (
+        'a concept referred to as the "feeling of knowing" (FoK)')
 
 
 def test_a_longer_names_capitals_do_not_case_the_phrases_inside_it() -> None:

@@ -102,6 +102,8 @@ def clean_text(text: str) -> str:
     words split (`repair.repair_text`), spaces single."""
     text = _URL_RE.sub(BREAK, latex_accents(strip_citations(strip_boilerplate(
         text.translate(_INVISIBLE)))))
+    if "``" in text:  # LaTeX's quotation marks: ``feeling of knowing''
+        text = text.replace("``", '"').replace("''", '"')
     text = _TEXT_CMD_RE.sub(r"\1", text)
     if "$-" in text:
         text = _SYMBOL_WORD.sub(_symbol, text)
