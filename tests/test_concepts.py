@@ -53,6 +53,10 @@ def test_abbreviations_in_real_abstracts() -> None:
     assert _defs("We train with Proximal Policy Optimization (PPO).") == {
         "PPO": "Proximal Policy Optimization"}
     assert _defs("we use language to direct language models (LLMs) here") == {}
+    # quotation marks are not the long form's (ICLR 2025 aE6QjMJ1mN: the label was
+    # "“World Models”")
+    assert _defs("they are commonly referred to as “World Models” (WMs).") == {
+        "WMs": "World Models"}
     # a linking word inside a hyphenated word has its initial (ICLR 2025 b5MCteb3w7,
     # US9k5TXVLZ): not "investigate in-context learning"; outside one it has none
     assert _defs("In this paper, we investigate in-context learning (ICL) for RL, and "
@@ -218,6 +222,17 @@ def test_text_repair_splits_glued_sentences_and_words_but_not_names() -> None:
     phrases = {c.text for c in candidates(text)}
     assert not any(re.search(r"[a-z][.!?][A-Z]", p) for p in phrases)
     assert "Meta-representation" in phrases
+    # after a number too (ICLR 2025 TrKRpaOk8y: "128K.We" was a concept), not inside one
+    assert clean_text("from 4K to 128K.We evaluate in 2020.The end, see Fig.3 and 2.5") == (
+        "from 4K to 128K. We evaluate in 2020. The end, see Fig.3 and 2.5")
+    # a link glued to the word before it (ICLR 2025 RgWATMmWmz, SuH5SdOXpe: its repository
+    # names were concepts); a citation or reference command goes with its key (SOd07Qxkw4)
+    text = clean_text("Code athttps://github.com/ICLR2025-6897/WSFT_code and athttps://"
+                      "anonymous.4open.science/r/NRPM-322C/, first proposed for sampling "
+                      "\\citep{Shen2019TheRandomized} and in Section~\\ref{sec:x}.")
+    for junk in ("ICLR2025", "NRPM", "Shen2019", "Randomized", "sec"):
+        assert junk not in text, text
+    assert "proposed for sampling" in text
     assert clean_text("H uman impacts grow.") == "Human impacts grow."  # a drop capital
     assert clean_text("A new method.") == "A new method."
     # a function word glued to the next where a scrape dropped markup's spaces (ICLR 2025

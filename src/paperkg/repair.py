@@ -27,9 +27,10 @@ from paperkg.ligatures import restore_ligatures
 
 __all__ = ["repair_text", "strip_boilerplate", "strip_citations", "uncase_backronyms"]
 
-# "sets.Our", "algorithms.We", "etc.GUI": a sentence end glued to the next sentence's
-# first word.
-_GLUED_SENTENCE = re.compile(r"(?<=[a-z]{2})([.!?;:])(?=[A-Z][a-z]|[A-Z]{2,}[a-z]?\b)")
+# "sets.Our", "algorithms.We", "etc.GUI", "to 128K.We": a sentence end glued to the next
+# sentence's first word (after a number, only a word: "Fig.3", "2.5" are no seams).
+_GLUED_SENTENCE = re.compile(r"(?:(?<=[a-z]{2})([.!?;:])(?=[A-Z][a-z]|[A-Z]{2,}[a-z]?\b)"
+                             r"|(?:(?<=\d)|(?<=\d[A-Z]))([.!?;:])(?=[A-Z][a-z]+\b))")
 # "dataPre-Training", "viaMeta-representation", "introduceTAMA": a lower-case word glued
 # to a capitalised one or to an acronym.
 _CAMEL_SEAM = re.compile(r"\b([a-z]{2,})([A-Z][a-z]{2,}[\w-]*|[A-Z]{2,}[\w-]*)")
@@ -294,7 +295,7 @@ def repair_text(text: str) -> str:
     cap = _DROP_CAP.match(text)
     if cap and not is_common_word(cap[2]) and is_common_word(cap[1].lower() + cap[2]):
         text = cap[1] + cap[2] + text[cap.end():]
-    text = _GLUED_SENTENCE.sub(r"\1 ", text)
+    text = _GLUED_SENTENCE.sub(lambda m: f"{m[1] or m[2]} ", text)
     if "-\n" in text or "- \n" in text:
         text = _LINE_HYPHEN.sub(_line_join, text)
     if "- " in text:

@@ -60,6 +60,8 @@ _ALIAS = re.compile(r",?\s+\(?(?:also known as|a\.k\.a\.?|aka|also called|abbrev
                     r"([A-Za-z0-9][A-Za-z0-9\-+&/]{1,9})(?=[\s,;:)]|\.(?:\s|$))")
 _SHORT = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-.+&/]*[A-Za-z0-9+]?s?")
 _CLAUSE_BREAK = re.compile(r"[.;:!?()\[\]]|,\s|\bthe\s|\ba\s|\ban\s|\bof\s(?:the|a)\s")
+# what may stand around a long form: "referred to as “World Models” (WMs)"
+_QUOTES = " -'\"‘’“”«»"
 _LEADING_JUNK = re.compile(
     r"^(?:(?:a|an|the|our|its|their|this|these|novel|new|called|named|termed|dubbed|"
     r"namely|i\.e\.|e\.g\.|we|is|are)\s+)+", re.IGNORECASE)
@@ -92,7 +94,7 @@ def _initials(words: list[str], inside: bool) -> str:
     "mixture-of-experts (MoE)"; not "question-and-answer (QA)")."""
     out = []
     for w in words:
-        parts = [p for p in re.split(r"[-‐-―]", w) if p]
+        parts = [p for p in re.split(r"[-‐-―]", w.strip(_QUOTES)) if p]
         out += [p[0].lower() for p in parts
                 if p.lower() not in _LINK_WORDS or inside and len(parts) > 1]
     return "".join(out)
@@ -148,7 +150,7 @@ def abbreviations(text: str) -> list[Abbreviation]:
         long = _by_initials(inner[:core], words) or _best_long_form(inner, " ".join(words))
         if long is None:
             continue
-        long = _LEADING_JUNK.sub("", long).strip(" -'’\"")
+        long = _LEADING_JUNK.sub("", long).strip(_QUOTES)
         n_words = len(long.split())
         if not _initials_fit(inner, long):
             continue

@@ -40,6 +40,10 @@ _TEXT_CMD_RE = re.compile(
     r"\\(?:text\w*|emph|mathrm|mathbf|mathit|mathtt|operatorname)\s*\{([^{}]*)\}"
 )
 _CMD_RE = re.compile(r"\\[A-Za-z]+\*?")
+# a citation, reference or link command goes with its key: "\\citep{Shen2019TheRandomized}"
+# was a concept "Shen2019"
+_KEY_CMD_RE = re.compile(
+    r"\\(?:cite[a-z]*|[a-z]*ref|label|url)\*?\s*(?:\[[^\]]*\]\s*)*\{[^{}]*\}", re.IGNORECASE)
 # a one-letter symbol hyphenated to a word is part of its name: "$k$-means", "$Q$-learning",
 # "$n$-gram", "$\\epsilon$-differential privacy" (413 in ICLR 2025's abstracts)
 _GREEK = dict(zip(
@@ -47,7 +51,8 @@ _GREEK = dict(zip(
     "tau upsilon phi chi psi omega".split(), "αβγδεζηθικλμνξπρστυφχψω", strict=True))
 _SYMBOL_WORD = re.compile(
     rf"\$(?:([A-Za-z])|\\(?:var)?({'|'.join(_GREEK)}))\$(?=-[^\W\d_])")
-_URL_RE = re.compile(r"\b(?:https?://|www\.)\S+", re.IGNORECASE)
+# a link glued to the word before it ("athttps://github.com/…") is a link too
+_URL_RE = re.compile(r"(?:https?://|\bwww\.)\S+", re.IGNORECASE)
 BREAK = " ; "
 
 
@@ -104,6 +109,8 @@ def clean_text(text: str) -> str:
         text.translate(_INVISIBLE)))))
     if "``" in text:  # LaTeX's quotation marks: ``feeling of knowing''
         text = text.replace("``", '"').replace("''", '"')
+    if "\\" in text:
+        text = _KEY_CMD_RE.sub(BREAK, text)
     text = _TEXT_CMD_RE.sub(r"\1", text)
     if "$-" in text:
         text = _SYMBOL_WORD.sub(_symbol, text)
