@@ -225,6 +225,7 @@ def test_text_repair_splits_glued_sentences_and_words_but_not_names() -> None:
     # after a number too (ICLR 2025 TrKRpaOk8y: "128K.We" was a concept), not inside one
     assert clean_text("from 4K to 128K.We evaluate in 2020.The end, see Fig.3 and 2.5") == (
         "from 4K to 128K. We evaluate in 2020. The end, see Fig.3 and 2.5")
+    assert clean_text("open-source LLMs.The gap") == "open-source LLMs. The gap"
     # a link glued to the word before it (ICLR 2025 RgWATMmWmz, SuH5SdOXpe: its repository
     # names were concepts); a citation or reference command goes with its key (SOd07Qxkw4)
     text = clean_text("Code athttps://github.com/ICLR2025-6897/WSFT_code and athttps://"
@@ -1161,6 +1162,8 @@ def test_a_diaeresis_without_its_backslash_is_read() -> None:
     # "``feeling of knowing")
     assert clean_text("a concept referred to as the ``feeling of knowing'' (FoK)") == (
         'a concept referred to as the "feeling of knowing" (FoK)')
+    assert clean_text("a `bright ending' of the Karhunen-Lo`eve transformation") == (
+        "a 'bright ending' of the Karhunen-Loève transformation")
 
 
 def test_a_longer_names_capitals_do_not_case_the_phrases_inside_it() -> None:

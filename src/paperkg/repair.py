@@ -27,9 +27,10 @@ from paperkg.ligatures import restore_ligatures
 
 __all__ = ["repair_text", "strip_boilerplate", "strip_citations", "uncase_backronyms"]
 
-# "sets.Our", "algorithms.We", "etc.GUI", "to 128K.We": a sentence end glued to the next
-# sentence's first word (after a number, only a word: "Fig.3", "2.5" are no seams).
-_GLUED_SENTENCE = re.compile(r"(?:(?<=[a-z]{2})([.!?;:])(?=[A-Z][a-z]|[A-Z]{2,}[a-z]?\b)"
+# "sets.Our", "algorithms.We", "etc.GUI", "LLMs.In", "to 128K.We": a sentence end glued to
+# the next sentence's first word (after a number, only a word: "Fig.3", "2.5" are no seams).
+_GLUED_SENTENCE = re.compile(r"(?:(?:(?<=[a-z]{2})|(?<=[A-Z]s))([.!?;:])"
+                             r"(?=[A-Z][a-z]|[A-Z]{2,}[a-z]?\b)"
                              r"|(?:(?<=\d)|(?<=\d[A-Z]))([.!?;:])(?=[A-Z][a-z]+\b))")
 # "dataPre-Training", "viaMeta-representation", "introduceTAMA": a lower-case word glued
 # to a capitalised one or to an acronym.

@@ -68,6 +68,8 @@ _LETTERS = {"ss": "ß", "o": "ø", "O": "Ø", "ae": "æ", "AE": "Æ", "oe": "œ"
 # a quote between letters, before a vowel: an umlaut without its backslash (in ICLR 2025
 # only so: "Schr"odinger", "Nystr"om"); a quotation mark has a space or a word's end beside
 _BARE_UMLAUT = re.compile(r'(?<=[A-Za-z])"([aeiouyAEIOU])(?=[a-z])')
+_BARE_GRAVE = re.compile(r"(?<=[A-Za-z])`([aeiouAEIOU])(?=[a-z])")  # "Karhunen-Lo`eve"
+_OPEN_QUOTE = re.compile(r"(?<![A-Za-z])`")
 _LETTER_RE = re.compile(r"\{?\\(ss|ae|AE|oe|OE|aa|AA|[oOlL])(?![A-Za-z])\s*(?:\{\})?\}?")
 
 
@@ -78,6 +80,8 @@ def latex_accents(text: str) -> str:
     `clean_text` on purpose, so only accents are converted here.)"""
     if '"' in text:
         text = _BARE_UMLAUT.sub(lambda m: unicodedata.normalize("NFC", m[1] + "\u0308"), text)
+    if "`" in text:
+        text = _BARE_GRAVE.sub(lambda m: unicodedata.normalize("NFC", m[1] + "\u0300"), text)
     if "\\" not in text:
         return text
 
@@ -107,8 +111,8 @@ def clean_text(text: str) -> str:
     words split (`repair.repair_text`), spaces single."""
     text = _URL_RE.sub(BREAK, latex_accents(strip_citations(strip_boilerplate(
         text.translate(_INVISIBLE)))))
-    if "``" in text:  # LaTeX's quotation marks: ``feeling of knowing''
-        text = text.replace("``", '"').replace("''", '"')
+    if "`" in text:  # LaTeX's quotation marks: ``feeling of knowing'', `bright ending'
+        text = _OPEN_QUOTE.sub("'", text.replace("``", '"').replace("''", '"'))
     if "\\" in text:
         text = _KEY_CMD_RE.sub(BREAK, text)
     text = _TEXT_CMD_RE.sub(r"\1", text)
