@@ -52,7 +52,7 @@ _GREEK = dict(zip(
 _SYMBOL_WORD = re.compile(
     rf"\$(?:([A-Za-z])|\\(?:var)?({'|'.join(_GREEK)}))\$(?=-[^\W\d_])")
 # a link glued to the word before it ("athttps://github.com/…") is a link too
-_URL_RE = re.compile(r"(?:https?://|\bwww\.)\S+", re.IGNORECASE)
+_URL_RE = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
 BREAK = " ; "
 
 
