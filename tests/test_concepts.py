@@ -728,6 +728,17 @@ def test_an_eponyms_capital_stays_without_evidence() -> None:
             "Boolean satisfiability", "euclidean distance"} <= labels, labels
 
 
+def test_a_numbered_name_keeps_its_capitals() -> None:
+    """ICLR 2025 YslOW2SO6S: "the Earth Reanalysis 5 (ERA5) reanalysis dataset" was named
+    "earth reanalysis 5": a definition's capitals are convention, but Title Case words and
+    a number are a name by their numbering."""
+    scheme = _scheme({"a": ["ERA5", "Earth Reanalysis 5", "weather forecasting"]}, {
+        "a": "Extensive experiments on the Earth Reanalysis 5 (ERA5) reanalysis dataset "
+             "demonstrate gains in weather forecasting."})
+    labels = {c.pref_label for c in scheme.concepts.values()}
+    assert labels == {"Earth Reanalysis 5", "weather forecasting"}, labels
+
+
 def test_a_short_form_defined_in_a_shouted_title_is_named_as_the_text_writes_it() -> None:
     """ICLR 2025 GHaoCSlhcK: "PROGRESSIVE KNOWLEDGE DISTILLATION (PKD): A MODULAR
     APPROACH …", and "PKD, a Progressive Knowledge Distillation framework" in the text: the

@@ -307,6 +307,17 @@ class CleanAbstracts(Mapping[str, str]):
         return len(self._papers)
 
 
+def _numbered_name(form: str) -> bool:
+    """Title Case words and a number: a name by its numbering ("Earth Reanalysis 5",
+    "Stable Diffusion 3"), whatever the capitals of a definition say."""
+    words = form.split()
+    return len(words) >= 2 and _NUMBERING.fullmatch(words[-1]) is not None and all(
+        w[:1].isupper() or w.lower() in FUNCTION_WORDS for w in words[:-1])
+
+
+_NUMBERING = re.compile(r"[vV]?\d+(?:\.\d+)*[A-Za-z]?")  # "5", "v2", "3.5", "8K"
+
+
 def preferred_label(forms: Mapping[str, int], taken: set[str], names: NameEvidence,
                     papers: Iterable[str] = (), cased: dict[str, str] | None = None) -> str:
     """`label_choice`'s label."""
@@ -357,7 +368,8 @@ def label_choice(forms: Mapping[str, int], taken: set[str], names: NameEvidence,
             prose = form
         else:
             users = list(papers) if users is None else users
-            prose = done[form] = prose_case(form, names.is_name(form, users), names, users)
+            prose = done[form] = prose_case(form, _numbered_name(form) or names.is_name(
+                form, users), names, users)
         for label in (prose, form):
             if label not in taken:
                 return label, free
