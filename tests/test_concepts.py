@@ -837,11 +837,13 @@ def test_spaced_compound_modifiers_and_prepositions_make_no_fragments() -> None:
         "A Luttinger Liquid Core Inside Helium-4 Filled Nanopores. We test the emergence "
         "of a one dimensional quantum liquid for few shot learning with first order logic; "
         "the first order of business is long term memory. The Clebsch--Gordan transform "
-        "solves Navier–Stokes equations by a primal–dual method, 2010–2020."))}
+        "solves Navier–Stokes equations by a primal–dual method, 2010–2020. Measuring "
+        "Higher Level Mathematical Reasoning (ICLR 2025 WrBqgoseGL) at a higher level of "
+        "abstraction."))}
     assert {"one-dimensional quantum liquid", "few-shot learning", "first-order logic",
             "long-term memory", "Clebsch-Gordan transform", "Navier-Stokes equations",
-            "primal-dual method"} <= phrases, phrases
-    assert not any(p.split()[0].lower() in {"dimensional", "shot", "order", "inside"}
+            "primal-dual method", "Higher-Level Mathematical Reasoning"} <= phrases, phrases
+    assert not any(p.split()[0].lower() in {"dimensional", "shot", "order", "inside", "level"}
                    or " Inside " in f" {p} " for p in phrases), phrases
 
 

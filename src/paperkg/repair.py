@@ -57,7 +57,7 @@ _COMPOUND_FIRSTS = {
     "order": frozenset("first second third high higher low lower zero".split()),
     "scale": frozenset("large small multi full fine coarse".split()),
     "shot": frozenset("zero one few many multi single".split()),
-    "level": frozenset("high low multi single two".split()),
+    "level": frozenset("high higher low lower multi single two".split()),
     "grained": frozenset({"fine", "coarse"}),
     "stage": frozenset("one two three single multi".split()),
     "range": frozenset({"long", "short"}),
