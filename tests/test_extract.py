@@ -69,6 +69,8 @@ def test_a_symbol_hyphenated_to_a_word_stays_in_its_name() -> None:
             "ε-differential privacy"} <= phrases, phrases
     assert not {"adic limit", "time"} & phrases, phrases
     assert "objectives form" not in _phrases("The objectives form a set.")
+    # a number too (ICLR 2025: "employing $1$-step attacks" gave "step attacks")
+    assert "1-step attacks" in _phrases("We find that employing $1$-step attacks fails.")
 
 
 @pytest.fixture(scope="module")

@@ -44,13 +44,14 @@ _CMD_RE = re.compile(r"\\[A-Za-z]+\*?")
 # was a concept "Shen2019"
 _KEY_CMD_RE = re.compile(
     r"\\(?:cite[a-z]*|[a-z]*ref|label|url)\*?\s*(?:\[[^\]]*\]\s*)*\{[^{}]*\}", re.IGNORECASE)
-# a one-letter symbol hyphenated to a word is part of its name: "$k$-means", "$Q$-learning",
-# "$n$-gram", "$\\epsilon$-differential privacy" (413 in ICLR 2025's abstracts)
+# a one-letter symbol or a number hyphenated to a word is part of its name: "$k$-means",
+# "$Q$-learning", "$n$-gram", "$\\epsilon$-differential privacy" (413 in ICLR 2025's
+# abstracts), "$1$-step attacks"
 _GREEK = dict(zip(
     "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi pi rho sigma "
     "tau upsilon phi chi psi omega".split(), "αβγδεζηθικλμνξπρστυφχψω", strict=True))
 _SYMBOL_WORD = re.compile(
-    rf"\$(?:([A-Za-z])|\\(?:var)?({'|'.join(_GREEK)}))\$(?=-[^\W\d_])")
+    rf"\$(?:([A-Za-z]|\d+)|\\(?:var)?({'|'.join(_GREEK)}))\$(?=-[^\W\d_])")
 # a link glued to the word before it ("athttps://github.com/…") is a link too
 _URL_RE = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
 BREAK = " ; "
