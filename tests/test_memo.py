@@ -14,7 +14,6 @@ def _forget() -> None:
     """As a new process starts: no answers in memory, no file read."""
     for m in memo._MEMOS.values():
         m.data.clear()
-        m.encoded.clear()
     memo._IN_MEMORY.clear()
 
 
