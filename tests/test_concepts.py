@@ -148,6 +148,12 @@ def test_kinds_and_roles_in_the_dpc_abstract() -> None:
              "GaLore; we fine-tune models on GSM8K and MATH.")
     assert paper_roles(aside, []).evaluated_on == ("SceneFlow", "KITTI", "GSM8K", "MATH")
     assert code_links(r"Code: \url{https://github.com/a/b}.") == ["https://github.com/a/b"]
+    # ICLR 2025 abstracts that write a link without its scheme, or a broken one
+    # (LsTIW9VAF7, YCdag94iZs, Hx2ADQLi8M); a host alone is a name, no link
+    assert code_links("Code:anonymous.4open.science/r/GCB. MILCA is at: github.com/sub/MILCA "
+                      "and athttps//:anonymous.4open.science/w/S-1/. We use github.com.") == [
+        "https://anonymous.4open.science/r/GCB", "https://github.com/sub/MILCA",
+        "https://anonymous.4open.science/w/S-1/"]
 
 
 def test_broader_is_the_longest_concept_suffix() -> None:
@@ -231,8 +237,10 @@ def test_text_repair_splits_glued_sentences_and_words_but_not_names() -> None:
     text = clean_text("Code athttps://github.com/ICLR2025-6897/WSFT_code and athttps://"
                       "anonymous.4open.science/r/NRPM-322C/, first proposed for sampling "
                       "\\citep{Shen2019TheRandomized} and in Section~\\ref{sec:x}, with a "
-                      "leaderboard atwww.anonymousurl.org.")
-    for junk in ("ICLR2025", "NRPM", "Shen2019", "Randomized", "sec", "anonymousurl"):
+                      "leaderboard atwww.anonymousurl.org. Code:anonymous.4open.science/r/GCB "
+                      "and atlivemathbench.github.io/leaderboard.")
+    for junk in ("ICLR2025", "NRPM", "Shen2019", "Randomized", "sec", "anonymousurl", "GCB",
+                 "livemathbench"):
         assert junk not in text, text
     assert "proposed for sampling" in text
     assert clean_text("H uman impacts grow.") == "Human impacts grow."  # a drop capital

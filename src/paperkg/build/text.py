@@ -52,8 +52,10 @@ _GREEK = dict(zip(
     "tau upsilon phi chi psi omega".split(), "αβγδεζηθικλμνξπρστυφχψω", strict=True))
 _SYMBOL_WORD = re.compile(
     rf"\$(?:([A-Za-z]|\d+)|\\(?:var)?({'|'.join(_GREEK)}))\$(?=-[^\W\d_])")
-# a link glued to the word before it ("athttps://github.com/…") is a link too
-_URL_RE = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
+# a link glued to the word before it ("athttps://github.com/…") is a link too, and so is a
+# domain with a path but no scheme ("Code:anonymous.4open.science/r/GCB", "https//:…")
+_URL_RE = re.compile(r"(?:https?:?//:?|www\.)\S+|\b(?:[A-Za-z0-9-]+\.)+"
+                     r"(?:com|org|io|net|ai|science|edu|dev)/\S*", re.IGNORECASE)
 BREAK = " ; "
 
 
@@ -140,16 +142,23 @@ def _document_text(title: str | None, abstract: str) -> str:
     return f"{clean_text(title)}. {body}" if title else body
 
 
+# with its scheme, or without one (or a broken one, "https//:") if a path follows the host:
+# "Code: github.com/org/repo", "anonymous.4open.science/r/GCB"
 _CODE_HOSTS = re.compile(
-    r"https?://(?:www\.)?(?:github\.com|gitlab\.com|bitbucket\.org|huggingface\.co|"
-    r"anonymous\.4open\.science|[\w-]+\.github\.io|codeberg\.org)/?[^\s,;(){}\[\]]*", re.I)
+    r"(?:(https?):?//:?)?(www\.)?((?:github\.com|gitlab\.com|bitbucket\.org|huggingface\.co|"
+    r"anonymous\.4open\.science|[\w-]+\.github\.io|codeberg\.org)(/[^\s,;(){}\[\]]*)?)",
+    re.I)
 
 
 def code_links(abstract: str) -> list[str]:
-    """Links to code (GitHub, GitLab, Hugging Face, anonymous review mirrors...) in a text."""
+    """Links to code (GitHub, GitLab, Hugging Face, anonymous review mirrors...) in a text,
+    each with its scheme."""
     out: list[str] = []
     for m in _CODE_HOSTS.finditer(abstract.replace("\\url{", " ").replace("\\href{", " ")):
-        url = m.group(0).rstrip(".:'\"")
+        scheme, www, link, path = m.groups()
+        if scheme is None and not (path or "").strip("/"):
+            continue  # "we use github.com": a name, no link
+        url = f"{scheme or 'https'}://{www or ''}{link}".rstrip(".:'\"")
         if url not in out:
             out.append(url)
     return out
