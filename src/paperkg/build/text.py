@@ -145,7 +145,7 @@ def _document_text(title: str | None, abstract: str) -> str:
 # with its scheme, or without one (or a broken one, "https//:") if a path follows the host:
 # "Code: github.com/org/repo", "anonymous.4open.science/r/GCB"
 _CODE_HOSTS = re.compile(
-    r"(?:(https?):?//:?)?(www\.)?((?:github\.com|gitlab\.com|bitbucket\.org|huggingface\.co|"
+    r"(?:(https?):?//:?|(?<![\w.-]))(www\.)?((?:github\.com|gitlab\.com|bitbucket\.org|huggingface\.co|"
     r"anonymous\.4open\.science|[\w-]+\.github\.io|codeberg\.org)(/[^\s,;(){}\[\]]*)?)",
     re.I)
 
