@@ -232,6 +232,10 @@ def test_text_repair_splits_glued_sentences_and_words_but_not_names() -> None:
     assert clean_text("from 4K to 128K.We evaluate in 2020.The end, see Fig.3 and 2.5") == (
         "from 4K to 128K. We evaluate in 2020. The end, see Fig.3 and 2.5")
     assert clean_text("open-source LLMs.The gap") == "open-source LLMs. The gap"
+    # a norm's symbol glued to its neighbours where a title lost its math's spaces (ICLR
+    # 2025: "Loss Landscapes inℓ2Regression" was a label)
+    assert clean_text("Loss Landscapes inℓ2Regression, Acceleration forℓp-Smooth Losses") == (
+        "Loss Landscapes in ℓ2 Regression, Acceleration for ℓp-Smooth Losses")
     # a link glued to the word before it (ICLR 2025 RgWATMmWmz, SuH5SdOXpe: its repository
     # names were concepts); a citation or reference command goes with its key (SOd07Qxkw4)
     text = clean_text("Code athttps://github.com/ICLR2025-6897/WSFT_code and athttps://"
