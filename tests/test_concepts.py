@@ -134,6 +134,10 @@ def test_kinds_and_roles_in_the_dpc_abstract() -> None:
     roles = paper_roles(text, abbreviations(text))
     assert roles.proposes == ("Dynamic Prompt Corruption",)
     assert roles.evaluated_on == ("GSM8K", "MATH", "AQuA")
+    # a name cut at a suspended hyphen is none (ICLR 2025 dYc55Hvm3p: "Disentangling
+    # Inter-" was a proposed method)
+    assert paper_roles("Our paper proposes a novel method named Disentangling Inter- and "
+                       "Intra-Video relations, which helps.", []).proposes == ()
     assert head_kind("graph neural network") == "Method"
     assert head_kind("image classification") == "Task"
     assert head_kind("attack success rate") == "Metric"

@@ -166,7 +166,9 @@ def _proposed_names(rest: str, abbrevs: list[Abbreviation]) -> list[str]:
     first = _NAME_FIRST.match(rest)
     if first and not out:
         out.append(first.group("name"))
-    return out
+    # a name cut at a hyphen is none ("named Disentangling Inter- and Intra-Video
+    # relations", "MaxEnt-(V)eritas")
+    return [name for name in out if not name.endswith("-")]
 
 
 def _strip_called(prefix: str) -> str:
