@@ -57,6 +57,9 @@ def test_abbreviations_in_real_abstracts() -> None:
     # "“World Models”")
     assert _defs("they are commonly referred to as “World Models” (WMs).") == {
         "WMs": "World Models"}
+    # a dash of prose ends a clause (ICLR 2025 CAgIwCbnQI)
+    assert _defs("a novel problem category—continual multitask learning (CMTL)—crucial") == {
+        "CMTL": "continual multitask learning"}
     # a linking word inside a hyphenated word has its initial (ICLR 2025 b5MCteb3w7,
     # US9k5TXVLZ): not "investigate in-context learning"; outside one it has none
     assert _defs("In this paper, we investigate in-context learning (ICL) for RL, and "

@@ -59,7 +59,7 @@ _PAREN = re.compile(r"\(([^()]{1,40})\)")
 _ALIAS = re.compile(r",?\s+\(?(?:also known as|a\.k\.a\.?|aka|also called|abbreviated as)\s+"
                     r"([A-Za-z0-9][A-Za-z0-9\-+&/]{1,9})(?=[\s,;:)]|\.(?:\s|$))")
 _SHORT = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-.+&/]*[A-Za-z0-9+]?s?")
-_CLAUSE_BREAK = re.compile(r"[.;:!?()\[\]]|,\s|\bthe\s|\ba\s|\ban\s|\bof\s(?:the|a)\s")
+_CLAUSE_BREAK = re.compile(r"[.;:!?()\[\]—―]|,\s|\bthe\s|\ba\s|\ban\s|\bof\s(?:the|a)\s")
 # what may stand around a long form: "referred to as “World Models” (WMs)"
 _QUOTES = " -'\"‘’“”«»"
 _LEADING_JUNK = re.compile(
