@@ -200,7 +200,7 @@ def _part_case(part: str, names: NameEvidence | None, papers: list[str],
     low = part.lower()
     if low in EPONYMS:  # "Non-Euclidean": as the papers write it, else a name's capital
         spelled = names.word_spelling(part, papers) if names is not None else None
-        return spelled or part[:1].upper() + part[1:].lower()
+        return spelled or part.capitalize()
     if names is not None and not _common(part) and (len(part) == 1 or (
             low not in WORD_PREFIXES and not is_verb_ing(low) and _looks_like_name(part))):
         spelled = names.word_spelling(part, papers)
